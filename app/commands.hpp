@@ -1,0 +1,14 @@
+/// @file
+/// The subcommands of the tplab program.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tplab::app {
+
+/// Adds "verify" to the program; the callback runs it and stores its exit code.
+void add_verify_command(CLI::App& app, int& exit_code);
+/// Adds "dump".
+void add_dump_command(CLI::App& app, int& exit_code);
+
+}  // namespace tplab::app

@@ -1,0 +1,57 @@
+#include "comm/comm.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "core/error.hpp"
+
+namespace tplab {
+
+Comm::Comm(std::string group, std::shared_ptr<CommCounters> counters)
+    : group_(std::move(group)), counters_(std::move(counters)) {
+  check(counters_ != nullptr, "Comm needs counters");
+}
+
+template <typename F>
+void Comm::counted(Collective c, const Tensor& logical, F&& transport) {
+  const auto start = std::chrono::steady_clock::now();
+  transport();
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  if (size() == 1) return;  // nothing crossed a link
+  counters_->record(c, group_, size(), logical.numel(), static_cast<std::int64_t>(logical.bytes()),
+                    elapsed.count());
+}
+
+void Comm::all_reduce(Tensor& x, ReduceOp op) {
+  counted(Collective::all_reduce, x, [&] { do_all_reduce(x, op); });
+}
+
+void Comm::all_gather(const Tensor& shard, Tensor& full) {
+  check(shard.dtype() == full.dtype() && shard.numel() * size() == full.numel(),
+        fmt::format("all_gather on '{}': shard {} x {} ranks != full {}", group_,
+                    to_string(shard.extents()), size(), to_string(full.extents())));
+  counted(Collective::all_gather, full, [&] { do_all_gather(shard, full); });
+}
+
+void Comm::reduce_scatter(const Tensor& full, Tensor& shard) {
+  check(shard.dtype() == full.dtype() && shard.numel() * size() == full.numel(),
+        fmt::format("reduce_scatter on '{}': full {} != shard {} x {} ranks", group_,
+                    to_string(full.extents()), to_string(shard.extents()), size()));
+  counted(Collective::reduce_scatter, full, [&] { do_reduce_scatter(full, shard); });
+}
+
+void Comm::broadcast(Tensor& x, int root) {
+  check(root >= 0 && root < size(), fmt::format("broadcast root {} on '{}'", root, group_));
+  counted(Collective::broadcast, x, [&] { do_broadcast(x, root); });
+}
+
+void Comm::reduce(const Tensor& in, Tensor& out, int root) {
+  check(root >= 0 && root < size(), fmt::format("reduce root {} on '{}'", root, group_));
+  check(in.dtype() == out.dtype() && in.numel() == out.numel(),
+        fmt::format("reduce on '{}': in {} out {}", group_, to_string(in.extents()),
+                    to_string(out.extents())));
+  counted(Collective::reduce, in, [&] { do_reduce(in, out, root); });
+}
+
+}  // namespace tplab

@@ -1,0 +1,64 @@
+/// @file
+/// Comm: collectives over the ranks of one group, counted.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "comm/collective.hpp"
+#include "comm/comm_counters.hpp"
+#include "core/tensor.hpp"
+
+namespace tplab {
+
+/// The collectives of one group of ranks. Public calls check their arguments, time the
+/// transport, and record every call in the rank's CommCounters; implementations (MpiComm,
+/// NcclComm) provide only the transport. Gathers and scatters work along the first extent in
+/// rank order: rank r owns rows [r*n/p, (r+1)*n/p) of the full tensor.
+///
+/// A group of one rank moves nothing over a link: its collectives run but are not counted.
+class Comm {
+ public:
+  Comm(std::string group, std::shared_ptr<CommCounters> counters);
+  virtual ~Comm() = default;
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// The group's name in counters and messages ("world", "tp", "row", ...).
+  const std::string& group() const { return group_; }
+  CommCounters& counters() { return *counters_; }
+  const std::shared_ptr<CommCounters>& shared_counters() const { return counters_; }
+
+  /// x = op over ranks of x, on every rank.
+  void all_reduce(Tensor& x, ReduceOp op = ReduceOp::sum);
+  /// full = concat over ranks of shard along the first extent.
+  void all_gather(const Tensor& shard, Tensor& full);
+  /// shard = rank's slice (first extent) of the sum over ranks of full.
+  void reduce_scatter(const Tensor& full, Tensor& shard);
+  /// x = x of root, on every rank.
+  void broadcast(Tensor& x, int root);
+  /// out = sum over ranks of in, on root; out is left unchanged on other ranks.
+  void reduce(const Tensor& in, Tensor& out, int root);
+  /// Waits for every rank of the group.
+  virtual void barrier() = 0;
+  /// Sub-groups: ranks with the same color form one, ordered by key. Collective over this group.
+  virtual std::unique_ptr<Comm> split(int color, int key, const std::string& group) = 0;
+
+ protected:
+  virtual void do_all_reduce(Tensor& x, ReduceOp op) = 0;
+  virtual void do_all_gather(const Tensor& shard, Tensor& full) = 0;
+  virtual void do_reduce_scatter(const Tensor& full, Tensor& shard) = 0;
+  virtual void do_broadcast(Tensor& x, int root) = 0;
+  virtual void do_reduce(const Tensor& in, Tensor& out, int root) = 0;
+
+ private:
+  template <typename F>
+  void counted(Collective c, const Tensor& logical, F&& transport);
+
+  std::string group_;
+  std::shared_ptr<CommCounters> counters_;
+};
+
+}  // namespace tplab

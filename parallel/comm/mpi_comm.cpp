@@ -1,0 +1,104 @@
+#include "comm/mpi_comm.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace tplab {
+namespace {
+
+MPI_Datatype mpi_type(const Tensor& t) {
+  if (t.device() != DeviceKind::cpu) {
+    throw UsageError("MpiComm moves host memory; device tensors need NcclComm");
+  }
+  switch (t.dtype()) {
+    case DType::f64:
+      return MPI_DOUBLE;
+    case DType::f32:
+      return MPI_FLOAT;
+    case DType::bf16:
+      break;
+  }
+  throw UsageError("MpiComm moves f64 and f32 tensors; bf16 needs NcclComm");
+}
+
+int count_of(const Tensor& t) {
+  check(t.numel() <= std::numeric_limits<int>::max(),
+        fmt::format("tensor {} is too large for one MPI call", to_string(t.extents())));
+  return static_cast<int>(t.numel());
+}
+
+void mpi_check(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw InternalError(fmt::format("{} failed: {}", call, std::string_view(text, length)));
+}
+
+}  // namespace
+
+MpiSession::MpiSession() {
+  int provided = 0;
+  mpi_check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+}
+
+MpiSession::~MpiSession() {
+  MPI_Finalize();
+}
+
+std::unique_ptr<MpiComm> MpiComm::world(std::shared_ptr<CommCounters> counters) {
+  return std::unique_ptr<MpiComm>(new MpiComm(MPI_COMM_WORLD, false, "world", std::move(counters)));
+}
+
+MpiComm::MpiComm(MPI_Comm comm, bool owned, std::string group,
+                 std::shared_ptr<CommCounters> counters)
+    : Comm(std::move(group), std::move(counters)), comm_(comm), owned_(owned) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+MpiComm::~MpiComm() {
+  if (owned_) MPI_Comm_free(&comm_);
+}
+
+void MpiComm::barrier() {
+  mpi_check(MPI_Barrier(comm_), "MPI_Barrier");
+}
+
+std::unique_ptr<Comm> MpiComm::split(int color, int key, const std::string& group) {
+  MPI_Comm sub = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split(comm_, color, key, &sub), "MPI_Comm_split");
+  return std::unique_ptr<Comm>(new MpiComm(sub, true, group, shared_counters()));
+}
+
+void MpiComm::do_all_reduce(Tensor& x, ReduceOp op) {
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, x.data(), count_of(x), mpi_type(x),
+                          op == ReduceOp::sum ? MPI_SUM : MPI_MAX, comm_),
+            "MPI_Allreduce");
+}
+
+void MpiComm::do_all_gather(const Tensor& shard, Tensor& full) {
+  mpi_check(MPI_Allgather(shard.data(), count_of(shard), mpi_type(shard), full.data(),
+                          count_of(shard), mpi_type(full), comm_),
+            "MPI_Allgather");
+}
+
+void MpiComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
+  mpi_check(MPI_Reduce_scatter_block(full.data(), shard.data(), count_of(shard), mpi_type(full),
+                                     MPI_SUM, comm_),
+            "MPI_Reduce_scatter_block");
+}
+
+void MpiComm::do_broadcast(Tensor& x, int root) {
+  mpi_check(MPI_Bcast(x.data(), count_of(x), mpi_type(x), root, comm_), "MPI_Bcast");
+}
+
+void MpiComm::do_reduce(const Tensor& in, Tensor& out, int root) {
+  const bool in_place = rank_ == root && in.data() == out.data();
+  mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), out.data(), count_of(in), mpi_type(in),
+                       MPI_SUM, root, comm_),
+            "MPI_Reduce");
+}
+
+}  // namespace tplab

@@ -1,0 +1,49 @@
+/// @file
+/// MpiComm: Comm over MPI for host memory.
+#pragma once
+
+#include <mpi.h>
+
+#include "comm/comm.hpp"
+
+namespace tplab {
+
+/// Starts MPI for the life of the object and ends it after. One per process, in main().
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+};
+
+/// Collectives with MPI on host tensors (f64 and f32).
+class MpiComm final : public Comm {
+ public:
+  /// All ranks of MPI_COMM_WORLD as the group "world".
+  static std::unique_ptr<MpiComm> world(std::shared_ptr<CommCounters> counters);
+  ~MpiComm() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void barrier() override;
+  std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
+  MPI_Comm handle() const { return comm_; }
+
+ protected:
+  void do_all_reduce(Tensor& x, ReduceOp op) override;
+  void do_all_gather(const Tensor& shard, Tensor& full) override;
+  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
+  void do_broadcast(Tensor& x, int root) override;
+  void do_reduce(const Tensor& in, Tensor& out, int root) override;
+
+ private:
+  MpiComm(MPI_Comm comm, bool owned, std::string group, std::shared_ptr<CommCounters> counters);
+
+  MPI_Comm comm_;
+  bool owned_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace tplab

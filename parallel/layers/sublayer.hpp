@@ -1,0 +1,24 @@
+/// @file
+/// Sublayer: the attention or MLP half of a block, as one scheme computes it.
+#pragma once
+
+#include "core/tensor.hpp"
+#include "scheme/parallel_module.hpp"
+
+namespace tplab {
+
+/// One half of a pre-LN block (attention or MLP) on one rank. Input and output have the
+/// scheme's activation layout, so residual connections are local additions.
+class Sublayer {
+ public:
+  virtual ~Sublayer() = default;
+  /// Returns a fresh tensor that the sublayer does not keep (the block adds the residual
+  /// into it in place).
+  virtual Tensor forward(const Tensor& x) = 0;
+  /// Gradient of the output -> gradient of the input; stores the parameter gradients.
+  virtual Tensor backward(const Tensor& dy) = 0;
+  /// Adds this sublayer's gradient shards to `out` ("d_wq" -> shard).
+  virtual void collect_gradients(TensorMap& out) const = 0;
+};
+
+}  // namespace tplab

@@ -1,0 +1,47 @@
+/// @file
+/// The global size of one Transformer block and the names of its tensors.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/tensor.hpp"
+
+namespace tplab {
+
+/// Global problem size: b batch, s sequence, h hidden, n heads; m = b*s tokens.
+struct BlockShape {
+  std::int64_t b = 0;
+  std::int64_t s = 0;
+  std::int64_t h = 0;
+  std::int64_t heads = 0;
+  std::int64_t tokens() const { return b * s; }
+  std::int64_t head_dim() const { return h / heads; }
+  std::int64_t ffn() const { return 4 * h; }
+};
+
+/// "b=2 s=16 h=64 heads=4".
+std::string to_string(const BlockShape& shape);
+
+/// Parses "b,s,h,heads"; throws UsageError on malformed or non-positive values, or h not
+/// divisible by heads.
+BlockShape parse_block_shape(std::string_view text);
+
+/// The parameters of a block, in the order reports list them.
+inline constexpr std::array<std::string_view, 16> kBlockParameters = {
+    "ln1_gamma", "ln1_beta", "wq",        "bq",       "wk", "bk", "wv", "bv",
+    "wo",        "bo",       "ln2_gamma", "ln2_beta", "w1", "b1", "w2", "b2"};
+
+/// The parameters of the linear pair Y = (X W1 + b1) W2 + b2 used by exact checks.
+inline constexpr std::array<std::string_view, 4> kLinearPairParameters = {"w1", "b1", "w2", "b2"};
+
+/// The name of a parameter's gradient: "wq" -> "d_wq".
+std::string gradient_name(std::string_view parameter);
+
+/// Global extents of a block tensor: "x", "dy", "y", "dx" are [m, h]; weights [in, out];
+/// biases and LayerNorm parameters [n]; a gradient has its parameter's extents.
+Extents global_extents(std::string_view tensor, const BlockShape& shape);
+
+}  // namespace tplab

@@ -1,0 +1,70 @@
+#include "scheme/scheme.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "tp1d/scheme_1d.hpp"
+
+namespace tplab {
+
+std::vector<int> Scheme::usable_world_sizes(const BlockShape& shape, int limit) const {
+  std::vector<int> sizes;
+  for (int p = 1; p <= limit; ++p) {
+    if (why_not(p, shape).empty()) sizes.push_back(p);
+  }
+  return sizes;
+}
+
+void Scheme::validate(int world_size, const BlockShape& shape) const {
+  if (world_size < 1) {
+    throw UsageError(fmt::format("a run needs at least one rank; got {}", world_size));
+  }
+  const std::string why = why_not(world_size, shape);
+  if (why.empty()) return;
+  const std::vector<int> sizes = usable_world_sizes(shape, 64);
+  throw UsageError(fmt::format("{} {}; got {}", why,
+                               sizes.empty() ? "a rank count that no world of up to 64 ranks has"
+                                             : alternatives(sizes) + " ranks",
+                               world_size));
+}
+
+std::string alternatives(const std::vector<int>& sizes) {
+  if (sizes.empty()) return "none";
+  std::string text = std::to_string(sizes.front());
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    text += (i + 1 == sizes.size() ? " or " : ", ") + std::to_string(sizes[i]);
+  }
+  return text;
+}
+
+bool is_parameter(std::string_view tensor) {
+  return std::find(kBlockParameters.begin(), kBlockParameters.end(), tensor) !=
+         kBlockParameters.end();
+}
+
+std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placements) {
+  const std::size_t n = placements.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!is_parameter(placements[i].tensor)) continue;
+    TensorPlacement grad = placements[i];
+    grad.tensor = gradient_name(grad.tensor);
+    placements.push_back(std::move(grad));
+  }
+  return placements;
+}
+
+std::vector<std::string> scheme_names() {
+  return {"1d"};
+}
+
+std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
+  (void)options;
+  if (name == "1d") return std::make_unique<tp1d::Scheme1D>();
+  throw UsageError(
+      fmt::format("unknown scheme '{}' (known: {})", name, fmt::join(scheme_names(), ", ")));
+}
+
+}  // namespace tplab

@@ -1,0 +1,72 @@
+/// @file
+/// Scheme: one way of splitting the block over ranks (1D, 2D, 2.5D, 3D).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/comm.hpp"
+#include "device/device.hpp"
+#include "scheme/block_shape.hpp"
+#include "scheme/parallel_module.hpp"
+#include "scheme/placement.hpp"
+
+namespace tplab {
+
+/// What a run computes: the whole block, or the linear pair Y = (X W1 + b1) W2 + b2 alone
+/// (the exact check of a scheme's linear layers).
+enum class Workload { block, linear_pair };
+
+/// Options some schemes take.
+struct SchemeOptions {
+  int depth = 1;  ///< 2.5D: number of depth layers d
+};
+
+/// A tensor-parallel scheme. Everything here except make_module is pure: it depends only on
+/// its arguments, so every rank reaches the same answer without communicating.
+class Scheme {
+ public:
+  virtual ~Scheme() = default;
+  /// "1d", "2d", ...
+  virtual std::string name() const = 0;
+  /// Empty when the scheme can run `shape` on `world_size` ranks; otherwise the rule that is
+  /// broken, as a phrase such as "1D with 4 heads needs a rank count that divides 4".
+  virtual std::string why_not(int world_size, const BlockShape& shape) const = 0;
+  /// Throws UsageError naming the broken rule and the world sizes that would work.
+  void validate(int world_size, const BlockShape& shape) const;
+  /// The world sizes `./tplab verify` runs this scheme at when none are given.
+  virtual std::vector<int> default_world_sizes() const = 0;
+  /// World sizes this scheme can use for `shape`, up to `limit` (for messages and sweeps).
+  std::vector<int> usable_world_sizes(const BlockShape& shape, int limit) const;
+  /// Where each tensor of the workload (inputs, parameters, outputs, gradients) lives.
+  virtual std::vector<TensorPlacement> placements(int world_size, const BlockShape& shape,
+                                                  Workload workload) const = 0;
+  /// Builds the process grid from `world` and the module from this rank's parameter shards
+  /// (as placements() cuts them). Collective over `world`.
+  virtual std::unique_ptr<ParallelModule> make_module(Comm& world, Device& device,
+                                                      const BlockShape& shape, Workload workload,
+                                                      TensorMap parameters) const = 0;
+};
+
+/// The scheme called `name` ("1d"); throws UsageError listing the known ones otherwise.
+std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options = {});
+
+/// Names of every scheme, in teaching order.
+std::vector<std::string> scheme_names();
+
+}  // namespace tplab
+
+namespace tplab {
+
+/// Appends, for every parameter among `placements`, its gradient's placement (the same blocks
+/// under gradient_name()). Activations "x", "dy", "y", "dx" are not parameters.
+std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placements);
+
+/// "1, 2 or 4" (or "none" when empty), for messages that name what would work.
+std::string alternatives(const std::vector<int>& sizes);
+
+/// True for the parameters of a block ("wq", "ln1_gamma", ...).
+bool is_parameter(std::string_view tensor);
+
+}  // namespace tplab

@@ -1,0 +1,231 @@
+// CpuDevice against naive loops written out in the test.
+#include "device/cpu_device.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/error.hpp"
+
+namespace tplab {
+namespace {
+
+std::vector<double> random_values(std::int64_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) x = dist(gen);
+  return v;
+}
+
+class CpuDeviceTest : public testing::TestWithParam<DType> {
+ protected:
+  Tensor make(const Extents& e, unsigned seed) {
+    Tensor t = dev.empty(e, GetParam());
+    dev.upload(random_values(element_count(e), seed), t);
+    return t;
+  }
+  std::vector<double> read(const Tensor& t) {
+    std::vector<double> v(static_cast<std::size_t>(t.numel()));
+    dev.download(t, v);
+    return v;
+  }
+  double tol() const { return GetParam() == DType::f64 ? 1e-12 : 1e-5; }
+  CpuDevice cpu;
+  Device& dev = cpu;  // through the interface, as the layers use it
+};
+
+TEST_P(CpuDeviceTest, MatmulEveryTransposeWithAlphaBeta) {
+  const std::int64_t m = 5, k = 7, n = 3;
+  for (auto ta : {Transpose::no, Transpose::yes}) {
+    for (auto tb : {Transpose::no, Transpose::yes}) {
+      const Tensor a = make(ta == Transpose::no ? Extents{m, k} : Extents{k, m}, 1);
+      const Tensor b = make(tb == Transpose::no ? Extents{k, n} : Extents{n, k}, 2);
+      Tensor c = make({m, n}, 3);
+      const auto av = read(a), bv = read(b), c0 = read(c);
+      dev.matmul(a, ta, b, tb, c, 0.5, 2.0);
+      const auto cv = read(c);
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (std::int64_t p = 0; p < k; ++p) {
+            const double x = ta == Transpose::no ? av[i * k + p] : av[p * m + i];
+            const double y = tb == Transpose::no ? bv[p * n + j] : bv[j * k + p];
+            sum += x * y;
+          }
+          EXPECT_NEAR(cv[i * n + j], 0.5 * sum + 2.0 * c0[i * n + j], tol());
+        }
+      }
+    }
+  }
+}
+
+TEST_P(CpuDeviceTest, MatmulRefusesMismatchedShapes) {
+  const Tensor a = make({2, 3}, 1);
+  const Tensor b = make({4, 2}, 2);
+  Tensor c = make({2, 2}, 3);
+  EXPECT_THROW(dev.matmul(a, Transpose::no, b, Transpose::no, c), InternalError);
+}
+
+TEST_P(CpuDeviceTest, SplitAndMergeHeadsAreInverse) {
+  const std::int64_t b = 2, s = 3, n = 2, d = 4;
+  const Tensor x = make({b * s, n * d}, 4);
+  Tensor heads = dev.empty({b * n, s, d}, GetParam());
+  dev.split_heads(x, b, n, heads);
+  const auto xv = read(x), hv = read(heads);
+  // head-major element (batch bi, head hi, position si, feature di)
+  for (std::int64_t bi = 0; bi < b; ++bi) {
+    for (std::int64_t hi = 0; hi < n; ++hi) {
+      for (std::int64_t si = 0; si < s; ++si) {
+        for (std::int64_t di = 0; di < d; ++di) {
+          EXPECT_EQ(hv[((bi * n + hi) * s + si) * d + di], xv[(bi * s + si) * n * d + hi * d + di]);
+        }
+      }
+    }
+  }
+  Tensor back = dev.empty(x.extents(), GetParam());
+  dev.merge_heads(heads, b, n, back);
+  EXPECT_EQ(read(back), xv);
+}
+
+TEST_P(CpuDeviceTest, CausalSoftmaxMasksAndNormalises) {
+  const std::int64_t s = 4;
+  const Tensor scores = make({2, s, s}, 5);
+  Tensor probs = dev.empty(scores.extents(), GetParam());
+  dev.causal_softmax_forward(scores, 0.7, probs);
+  const auto sv = read(scores), pv = read(probs);
+  for (std::int64_t r = 0; r < 2 * s; ++r) {
+    const std::int64_t i = r % s;
+    double denom = 0;
+    for (std::int64_t j = 0; j <= i; ++j) denom += std::exp(0.7 * sv[r * s + j]);
+    for (std::int64_t j = 0; j < s; ++j) {
+      const double expected = j <= i ? std::exp(0.7 * sv[r * s + j]) / denom : 0.0;
+      EXPECT_NEAR(pv[r * s + j], expected, tol());
+      if (j > i) {
+        EXPECT_EQ(pv[r * s + j], 0.0) << "masked entry must be exactly zero";
+      }
+    }
+  }
+}
+
+TEST_P(CpuDeviceTest, CausalSoftmaxBackwardMatchesFiniteDifferences) {
+  if (GetParam() != DType::f64) GTEST_SKIP() << "finite differences need f64";
+  const std::int64_t s = 3;
+  Tensor scores = make({1, s, s}, 6);
+  const Tensor upstream = make({1, s, s}, 7);
+  Tensor probs = dev.empty(scores.extents(), DType::f64);
+  dev.causal_softmax_forward(scores, 0.5, probs);
+  Tensor grad = dev.empty(scores.extents(), DType::f64);
+  dev.causal_softmax_backward(probs, upstream, 0.5, grad);
+  const auto g = read(grad), u = read(upstream);
+  auto loss = [&](const std::vector<double>& sv) {
+    Tensor t = dev.empty(scores.extents(), DType::f64), p = dev.empty(scores.extents(), DType::f64);
+    dev.upload(sv, t);
+    dev.causal_softmax_forward(t, 0.5, p);
+    const auto pv = read(p);
+    double l = 0;
+    for (std::size_t i = 0; i < pv.size(); ++i) l += pv[i] * u[i];
+    return l;
+  };
+  auto sv = read(scores);
+  for (std::size_t i = 0; i < sv.size(); ++i) {
+    auto plus = sv, minus = sv;
+    plus[i] += 1e-6;
+    minus[i] -= 1e-6;
+    EXPECT_NEAR(g[i], (loss(plus) - loss(minus)) / 2e-6, 1e-8);
+  }
+}
+
+TEST_P(CpuDeviceTest, GeluAndItsDerivative) {
+  Tensor x = dev.empty({4}, GetParam());
+  dev.upload(std::vector<double>{0.0, 1.0, -1.0, 8.0}, x);
+  Tensor y = dev.empty({4}, GetParam());
+  dev.gelu_forward(x, y);
+  const auto yv = read(y);
+  EXPECT_NEAR(yv[0], 0.0, tol());
+  EXPECT_NEAR(yv[1], 0.8411919906082768, tol());
+  EXPECT_NEAR(yv[2], -0.15880800939172324, tol());
+  EXPECT_NEAR(yv[3], 8.0, tol());
+  if (GetParam() != DType::f64) return;
+  Tensor ones = dev.empty({4}, DType::f64), dx = dev.empty({4}, DType::f64);
+  dev.fill(ones, 1.0);
+  dev.gelu_backward(x, ones, dx);
+  const auto dv = read(dx);
+  const std::vector<double> at = {0.0, 1.0, -1.0, 8.0};
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    Tensor p = dev.empty({2}, DType::f64), q = dev.empty({2}, DType::f64);
+    dev.upload(std::vector<double>{at[i] + 1e-6, at[i] - 1e-6}, p);
+    dev.gelu_forward(p, q);
+    const auto qv = read(q);
+    EXPECT_NEAR(dv[i], (qv[0] - qv[1]) / 2e-6, 1e-8);
+  }
+}
+
+TEST_P(CpuDeviceTest, LayerNormPiecesMatchTheFormula) {
+  const std::int64_t rows = 3, cols = 5;
+  const Tensor x = make({rows, cols}, 8);
+  const Tensor gamma = make({cols}, 9), beta = make({cols}, 10), dy = make({rows, cols}, 11);
+  Tensor mean = dev.empty({rows}, GetParam()), var = dev.empty({rows}, GetParam());
+  dev.row_sum(x, mean);
+  dev.scale(mean, 1.0 / cols);
+  dev.row_sum_squared_deviation(x, mean, var);
+  dev.scale(var, 1.0 / cols);
+  Tensor xhat = dev.empty(x.extents(), GetParam()), rstd = dev.empty({rows}, GetParam()),
+         y = dev.empty(x.extents(), GetParam());
+  dev.layernorm_apply(x, mean, var, 1e-5, gamma, beta, xhat, rstd, y);
+  const auto xv = read(x), gv = read(gamma), bv = read(beta), yv = read(y);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double mu = 0, v = 0;
+    for (std::int64_t c = 0; c < cols; ++c) mu += xv[r * cols + c] / cols;
+    for (std::int64_t c = 0; c < cols; ++c) v += std::pow(xv[r * cols + c] - mu, 2) / cols;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      EXPECT_NEAR(yv[r * cols + c], (xv[r * cols + c] - mu) / std::sqrt(v + 1e-5) * gv[c] + bv[c],
+                  tol());
+    }
+  }
+  Tensor sums = dev.empty({rows, 2}, GetParam()), dx = dev.empty(x.extents(), GetParam());
+  dev.layernorm_backward_sums(dy, gamma, xhat, sums);
+  dev.layernorm_backward_input(dy, gamma, xhat, rstd, sums, cols, dx);
+  // dx sums to zero over each row: LayerNorm's output does not change when x shifts.
+  const auto dxv = read(dx);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (std::int64_t c = 0; c < cols; ++c) s += dxv[r * cols + c];
+    EXPECT_NEAR(s, 0.0, 10 * tol());
+  }
+}
+
+TEST_P(CpuDeviceTest, BiasAddAndColumnSum) {
+  Tensor y = make({3, 2}, 12);
+  const auto y0 = read(y);
+  Tensor bias = dev.empty({2}, GetParam());
+  dev.upload(std::vector<double>{1.0, -2.0}, bias);
+  dev.add_bias(y, bias);
+  const auto yv = read(y);
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(yv[i], y0[i] + (i % 2 == 0 ? 1.0 : -2.0), tol());
+  Tensor sums = dev.empty({2}, GetParam());
+  dev.column_sum(y, sums);
+  const auto sv = read(sums);
+  EXPECT_NEAR(sv[0], yv[0] + yv[2] + yv[4], tol());
+  EXPECT_NEAR(sv[1], yv[1] + yv[3] + yv[5], tol());
+}
+
+std::string dtype_label(const testing::TestParamInfo<DType>& p) {
+  return std::string(dtype_name(p.param));
+}
+INSTANTIATE_TEST_SUITE_P(Dtypes, CpuDeviceTest, testing::Values(DType::f64, DType::f32),
+                         dtype_label);
+
+TEST(CpuDevice, RefusesBf16WithAMessage) {
+  CpuDevice dev;
+  try {
+    dev.empty({2}, DType::bf16);
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("bf16 needs the CUDA device"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tplab

@@ -1,0 +1,128 @@
+// MpiComm at 1..4 ranks: every collective with integer inputs (so sums are exact), groups from
+// split, and the counters that the cost model is checked against.
+#include "comm/mpi_comm.hpp"
+
+#include <gtest/gtest.h>
+
+#include "device/cpu_device.hpp"
+
+namespace tplab {
+namespace {
+
+class MpiCommTest : public testing::TestWithParam<DType> {
+ protected:
+  MpiCommTest() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  Tensor filled(const Extents& e, const std::function<double(std::int64_t)>& value) {
+    Tensor t = dev.empty(e, GetParam());
+    std::vector<double> v(static_cast<std::size_t>(element_count(e)));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(static_cast<std::int64_t>(i));
+    dev.upload(v, t);
+    return t;
+  }
+  std::vector<double> read(const Tensor& t) {
+    std::vector<double> v(static_cast<std::size_t>(t.numel()));
+    dev.download(t, v);
+    return v;
+  }
+  CpuDevice cpu;
+  Device& dev = cpu;
+  std::unique_ptr<MpiComm> world;
+};
+
+TEST_P(MpiCommTest, AllReduceSumsAndMaxes) {
+  const int p = world->size(), r = world->rank();
+  Tensor x = filled({3, 2}, [&](std::int64_t i) { return static_cast<double>(r + i); });
+  world->all_reduce(x);
+  const auto v = read(x);
+  for (std::int64_t i = 0; i < 6; ++i) EXPECT_EQ(v[i], p * (p - 1) / 2 + p * i);
+  Tensor m = filled({2}, [&](std::int64_t i) { return static_cast<double>(r * (i + 1)); });
+  world->all_reduce(m, ReduceOp::max);
+  EXPECT_EQ(read(m), (std::vector<double>{double(p - 1), double(2 * (p - 1))}));
+}
+
+TEST_P(MpiCommTest, AllGatherConcatenatesInRankOrder) {
+  const int p = world->size(), r = world->rank();
+  Tensor shard = filled({2, 3}, [&](std::int64_t i) { return 100.0 * r + i; });
+  Tensor full = dev.empty({2 * p, 3}, GetParam());
+  world->all_gather(shard, full);
+  const auto v = read(full);
+  for (int q = 0; q < p; ++q) {
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(v[q * 6 + i], 100.0 * q + i);
+  }
+}
+
+TEST_P(MpiCommTest, ReduceScatterLeavesEachRankItsSlice) {
+  const int p = world->size(), r = world->rank();
+  Tensor full = filled({2 * p, 2}, [&](std::int64_t i) { return static_cast<double>(i + r); });
+  Tensor shard = dev.empty({2, 2}, GetParam());
+  world->reduce_scatter(full, shard);
+  const auto v = read(shard);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(v[i], p * (r * 4 + i) + p * (p - 1) / 2);
+}
+
+TEST_P(MpiCommTest, BroadcastAndReduceUseTheRoot) {
+  const int p = world->size(), r = world->rank();
+  const int root = p - 1;
+  Tensor x = filled({4}, [&](std::int64_t i) { return r == root ? 7.0 + i : -1.0; });
+  world->broadcast(x, root);
+  EXPECT_EQ(read(x), (std::vector<double>{7, 8, 9, 10}));
+  Tensor in = filled({2}, [&](std::int64_t i) { return static_cast<double>(r + i); });
+  Tensor out = filled({2}, [](std::int64_t) { return -5.0; });
+  world->reduce(in, out, root);
+  if (r == root) {
+    EXPECT_EQ(read(out), (std::vector<double>{p * (p - 1) / 2.0, p * (p - 1) / 2.0 + p}));
+  } else {
+    EXPECT_EQ(read(out), (std::vector<double>{-5.0, -5.0})) << "non-root output untouched";
+  }
+}
+
+TEST_P(MpiCommTest, SplitMakesNamedSubgroupsThatShareCounters) {
+  const int p = world->size(), r = world->rank();
+  auto pairs = world->split(r / 2, r, "pairs");
+  EXPECT_EQ(pairs->group(), "pairs");
+  EXPECT_EQ(pairs->size(), std::min(2, p - (r / 2) * 2));
+  EXPECT_EQ(pairs->rank(), r % 2);
+  world->counters().reset();
+  Tensor x = filled({5}, [&](std::int64_t) { return 1.0; });
+  pairs->all_reduce(x);
+  EXPECT_EQ(read(x)[0], pairs->size());
+  const auto counts = world->counters().snapshot();
+  if (pairs->size() == 1) {
+    EXPECT_TRUE(counts.empty()) << "a group of one moves nothing and is not counted";
+  } else {
+    ASSERT_EQ(counts.size(), 1u);
+    EXPECT_EQ(counts[0].group, "pairs");
+    EXPECT_EQ(counts[0].calls, 1);
+    EXPECT_EQ(counts[0].elements, 5);
+    EXPECT_EQ(counts[0].bytes, 5 * static_cast<std::int64_t>(dtype_size(GetParam())));
+    EXPECT_DOUBLE_EQ(counts[0].bus_elements, 5.0 * 2 * (2 - 1) / 2);
+  }
+}
+
+TEST_P(MpiCommTest, CountersRecordLogicalSizesAsNcclTestsDefineThem) {
+  const int p = world->size();
+  if (p == 1) GTEST_SKIP() << "a world of one rank records nothing";
+  world->counters().reset();
+  Tensor shard = filled({3}, [](std::int64_t) { return 1.0; });
+  Tensor full = dev.empty({3 * p}, GetParam());
+  world->all_gather(shard, full);      // N = the gathered result
+  world->reduce_scatter(full, shard);  // N = the input that is reduced
+  world->all_reduce(full);             // N = the buffer
+  world->broadcast(shard, 0);          // N = the buffer
+  const auto counts = world->counters().snapshot();
+  ASSERT_EQ(counts.size(), 4u);
+  for (const auto& c : counts) {
+    const std::int64_t n = c.collective == Collective::broadcast ? 3 : 3 * p;
+    EXPECT_EQ(c.elements, n) << collective_name(c.collective);
+    EXPECT_DOUBLE_EQ(c.bus_elements, n * bus_factor(c.collective, p));
+    EXPECT_GE(c.seconds, 0.0);
+  }
+}
+
+std::string dtype_label(const testing::TestParamInfo<DType>& p) {
+  return std::string(dtype_name(p.param));
+}
+INSTANTIATE_TEST_SUITE_P(Dtypes, MpiCommTest, testing::Values(DType::f64, DType::f32), dtype_label);
+
+}  // namespace
+}  // namespace tplab

@@ -1,0 +1,48 @@
+#include "tp1d/attention_1d.hpp"
+
+#include "tp1d/conjugate_operators.hpp"
+
+namespace tplab::tp1d {
+
+Attention1D::Attention1D(Device& device, Comm& tp, const BlockShape& shape,
+                         const TensorMap& parameters)
+    : device_(device),
+      tp_(tp),
+      query_(device, parameters.at("wq"), parameters.at("bq")),
+      key_(device, parameters.at("wk"), parameters.at("bk")),
+      value_(device, parameters.at("wv"), parameters.at("bv")),
+      core_(device, shape.b, shape.heads / tp.size(), shape.head_dim()),
+      projection_(device, tp, parameters.at("wo"), parameters.at("bo")) {}
+
+Tensor Attention1D::forward(const Tensor& a) {
+  const Tensor& input = OperatorF::forward(a);
+  const Tensor q = query_.forward(input);  // [m, h/t]: this rank's heads
+  const Tensor k = key_.forward(input);
+  const Tensor v = value_.forward(input);
+  const Tensor ctx = core_.forward(q, k, v);  // [m, h/t]
+  return projection_.forward(ctx);            // [m, h], all-reduced (g)
+}
+
+Tensor Attention1D::backward(const Tensor& dout) {
+  const Tensor dctx = projection_.backward(dout);  // [m, h/t]
+  Tensor dq, dk, dv;
+  core_.backward(dctx, dq, dk, dv);
+  Tensor da = query_.backward(dq);  // partial [m, h] from this rank's heads
+  device_.add_inplace(da, key_.backward(dk));
+  device_.add_inplace(da, value_.backward(dv));
+  OperatorF::backward(tp_, da);  // sum the partials of all ranks
+  return da;
+}
+
+void Attention1D::collect_gradients(TensorMap& out) const {
+  out.emplace("d_wq", query_.weight_grad());
+  out.emplace("d_bq", query_.bias_grad());
+  out.emplace("d_wk", key_.weight_grad());
+  out.emplace("d_bk", key_.bias_grad());
+  out.emplace("d_wv", value_.weight_grad());
+  out.emplace("d_bv", value_.bias_grad());
+  out.emplace("d_wo", projection_.weight_grad());
+  out.emplace("d_bo", projection_.bias_grad());
+}
+
+}  // namespace tplab::tp1d

@@ -1,0 +1,33 @@
+/// @file
+/// Attention1D: the attention half of a Megatron block.
+#pragma once
+
+#include "comm/comm.hpp"
+#include "layers/causal_attention.hpp"
+#include "layers/sublayer.hpp"
+#include "scheme/block_shape.hpp"
+#include "tp1d/column_parallel_linear.hpp"
+#include "tp1d/row_parallel_linear.hpp"
+
+namespace tplab::tp1d {
+
+/// A[m, h] (replicated) -> f -> Q, K, V column-parallel: rank r owns heads r*n/t..(r+1)*n/t-1
+/// whole -> causal attention, local -> output projection row-parallel (g) -> [m, h] replicated.
+/// One all-reduce forward (g in the projection), one backward (f, for Q, K and V together).
+class Attention1D final : public Sublayer {
+ public:
+  Attention1D(Device& device, Comm& tp, const BlockShape& shape, const TensorMap& parameters);
+
+  Tensor forward(const Tensor& a) override;
+  Tensor backward(const Tensor& dout) override;
+  void collect_gradients(TensorMap& out) const override;
+
+ private:
+  Device& device_;
+  Comm& tp_;
+  ColumnParallelLinear query_, key_, value_;
+  CausalAttention core_;
+  RowParallelLinear projection_;
+};
+
+}  // namespace tplab::tp1d

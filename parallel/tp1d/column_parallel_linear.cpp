@@ -1,0 +1,29 @@
+#include "tp1d/column_parallel_linear.hpp"
+
+namespace tplab::tp1d {
+
+ColumnParallelLinear::ColumnParallelLinear(Device& device, Tensor weight, Tensor bias)
+    : device_(device), weight_(std::move(weight)), bias_(std::move(bias)) {}
+
+Tensor ColumnParallelLinear::forward(const Tensor& x) {
+  x_ = x;
+  Tensor y = device_.empty({x.rows(), weight_.cols()}, x.dtype());
+  // [m, in] x [in, out/t] -> [m, out/t]
+  device_.matmul(x, Transpose::no, weight_, Transpose::no, y);
+  device_.add_bias(y, bias_);
+  return y;
+}
+
+Tensor ColumnParallelLinear::backward(const Tensor& dy) {
+  weight_grad_ = device_.empty(weight_.extents(), dy.dtype());
+  // [m, in]^T x [m, out/t] -> [in, out/t]
+  device_.matmul(x_, Transpose::yes, dy, Transpose::no, weight_grad_);
+  bias_grad_ = device_.empty(bias_.extents(), dy.dtype());
+  device_.column_sum(dy, bias_grad_);
+  Tensor dx = device_.empty(x_.extents(), dy.dtype());
+  // [m, out/t] x [in, out/t]^T -> [m, in]   (a partial sum: this rank's columns only)
+  device_.matmul(dy, Transpose::no, weight_, Transpose::yes, dx);
+  return dx;
+}
+
+}  // namespace tplab::tp1d

@@ -1,0 +1,33 @@
+/// @file
+/// ColumnParallelLinear: Y = X W + b with W split by columns over t ranks.
+#pragma once
+
+#include "device/device.hpp"
+
+namespace tplab::tp1d {
+
+/// Rank r holds W_r = W[:, r*out/t : (r+1)*out/t] and the matching bias slice b_r.
+///
+///   forward:  X[m, in] (replicated) -> Y_r[m, out/t] = X W_r + b_r        no communication
+///   backward: dY_r -> dW_r = X^T dY_r, db_r = sum_rows dY_r, and the partial dX_r = dY_r W_r^T
+///
+/// The partial dX_r is returned as is: the caller sums it over ranks with operator f, once for
+/// all column layers that share an input (Q, K and V), instead of once per layer.
+class ColumnParallelLinear {
+ public:
+  ColumnParallelLinear(Device& device, Tensor weight, Tensor bias);
+
+  Tensor forward(const Tensor& x);
+  Tensor backward(const Tensor& dy);
+
+  const Tensor& weight_grad() const { return weight_grad_; }
+  const Tensor& bias_grad() const { return bias_grad_; }
+
+ private:
+  Device& device_;
+  Tensor weight_, bias_;
+  Tensor x_;
+  Tensor weight_grad_, bias_grad_;
+};
+
+}  // namespace tplab::tp1d

@@ -1,0 +1,23 @@
+/// @file
+/// Megatron's conjugate operators f and g (Shoeybi et al. 2019, section 3).
+#pragma once
+
+#include "comm/comm.hpp"
+
+namespace tplab::tp1d {
+
+/// f: identity forward, all-reduce backward. It stands before a column-parallel layer, whose
+/// input is replicated: each rank's dX is only its own columns' share, so the shares are summed.
+struct OperatorF {
+  static const Tensor& forward(const Tensor& x) { return x; }
+  static void backward(Comm& tp, Tensor& dx) { tp.all_reduce(dx); }
+};
+
+/// g: all-reduce forward, identity backward. It stands after a row-parallel layer, whose
+/// ranks each hold a partial sum of the output; the output gradient is already replicated.
+struct OperatorG {
+  static void forward(Comm& tp, Tensor& y) { tp.all_reduce(y); }
+  static const Tensor& backward(const Tensor& dy) { return dy; }
+};
+
+}  // namespace tplab::tp1d

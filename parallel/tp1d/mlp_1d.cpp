@@ -1,0 +1,41 @@
+#include "tp1d/mlp_1d.hpp"
+
+#include "tp1d/conjugate_operators.hpp"
+
+namespace tplab::tp1d {
+
+Mlp1D::Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation)
+    : device_(device),
+      tp_(tp),
+      activation_(activation),
+      fc1_(device, parameters.at("w1"), parameters.at("b1")),
+      fc2_(device, tp, parameters.at("w2"), parameters.at("b2")) {}
+
+Tensor Mlp1D::forward(const Tensor& x) {
+  hidden_ = fc1_.forward(OperatorF::forward(x));  // [m, 4h/t]
+  if (activation_ == Activation::none) return fc2_.forward(hidden_);
+  Tensor activated = device_.empty(hidden_.extents(), hidden_.dtype());
+  device_.gelu_forward(hidden_, activated);
+  return fc2_.forward(activated);  // [m, h], all-reduced (g)
+}
+
+Tensor Mlp1D::backward(const Tensor& dout) {
+  Tensor dhidden = fc2_.backward(dout);  // [m, 4h/t]
+  if (activation_ == Activation::gelu) {
+    Tensor dactivated = std::move(dhidden);
+    dhidden = device_.empty(hidden_.extents(), hidden_.dtype());
+    device_.gelu_backward(hidden_, dactivated, dhidden);
+  }
+  Tensor dx = fc1_.backward(dhidden);  // partial [m, h]
+  OperatorF::backward(tp_, dx);
+  return dx;
+}
+
+void Mlp1D::collect_gradients(TensorMap& out) const {
+  out.emplace("d_w1", fc1_.weight_grad());
+  out.emplace("d_b1", fc1_.bias_grad());
+  out.emplace("d_w2", fc2_.weight_grad());
+  out.emplace("d_b2", fc2_.bias_grad());
+}
+
+}  // namespace tplab::tp1d

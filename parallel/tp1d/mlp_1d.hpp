@@ -1,0 +1,33 @@
+/// @file
+/// Mlp1D: the MLP half of a Megatron block.
+#pragma once
+
+#include "comm/comm.hpp"
+#include "layers/activation.hpp"
+#include "layers/sublayer.hpp"
+#include "tp1d/column_parallel_linear.hpp"
+#include "tp1d/row_parallel_linear.hpp"
+
+namespace tplab::tp1d {
+
+/// X[m, h] (replicated) -> f -> fc1 column-parallel [m, 4h/t] -> GELU, local -> fc2
+/// row-parallel (g) -> [m, h] replicated. Splitting fc1 by columns makes GELU local: each rank
+/// holds whole elements of fc1's output, never partial sums.
+class Mlp1D final : public Sublayer {
+ public:
+  Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation);
+
+  Tensor forward(const Tensor& x) override;
+  Tensor backward(const Tensor& dout) override;
+  void collect_gradients(TensorMap& out) const override;
+
+ private:
+  Device& device_;
+  Comm& tp_;
+  Activation activation_;
+  ColumnParallelLinear fc1_;
+  RowParallelLinear fc2_;
+  Tensor hidden_;  // fc1's output, kept for GELU's backward
+};
+
+}  // namespace tplab::tp1d

@@ -1,0 +1,35 @@
+/// @file
+/// RowParallelLinear: Y = X W + b with W split by rows over t ranks.
+#pragma once
+
+#include "comm/comm.hpp"
+#include "device/device.hpp"
+
+namespace tplab::tp1d {
+
+/// Rank r holds W_r = W[r*in/t : (r+1)*in/t, :] and the whole bias b (replicated).
+///
+///   forward:  X_r[m, in/t] -> Y = g(sum_r X_r W_r) + b      one all-reduce of [m, out] (g)
+///   backward: dY (replicated) -> dX_r = dY W_r^T, dW_r = X_r^T dY, db = sum_rows dY
+///
+/// The bias is added after the all-reduce, so it is counted once, not t times. Its gradient
+/// is the same on every rank, because dY is replicated.
+class RowParallelLinear {
+ public:
+  RowParallelLinear(Device& device, Comm& tp, Tensor weight, Tensor bias);
+
+  Tensor forward(const Tensor& x);
+  Tensor backward(const Tensor& dy);
+
+  const Tensor& weight_grad() const { return weight_grad_; }
+  const Tensor& bias_grad() const { return bias_grad_; }
+
+ private:
+  Device& device_;
+  Comm& tp_;
+  Tensor weight_, bias_;
+  Tensor x_;
+  Tensor weight_grad_, bias_grad_;
+};
+
+}  // namespace tplab::tp1d

@@ -1,0 +1,114 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace tplab::verify {
+namespace {
+
+std::string describe_comm(const std::vector<CollectiveCount>& counts) {
+  if (counts.empty()) return "none";
+  std::string text;
+  for (const auto& c : counts) {
+    if (!text.empty()) text += "; ";
+    text += fmt::format("{} x{} on {}({}) {} elements", collective_name(c.collective), c.calls,
+                        c.group, c.group_size, c.elements);
+  }
+  return text;
+}
+
+std::string shape_text(const RunConfig& c) {
+  return to_string(c.shape);
+}
+
+}  // namespace
+
+void print_run(const RunResult& run, std::FILE* out) {
+  const RunConfig& c = run.config;
+  fmt::print(out, "\n{} | np={} | {} | {} | {} | seed={}{}\n", c.scheme, run.world_size,
+             dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
+             c.exact ? " | exact (integer inputs, linear pair)" : "");
+  fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>7}  {}\n", "tensor", "shape",
+             "max_abs", "rel_l2", "atol", "rtol", "used", "pass");
+  for (const TensorCheck& t : run.tensors) {
+    std::string verdict = t.pass ? "ok" : "FAIL";
+    if (t.nonfinite > 0) {
+      verdict += fmt::format("  {} NaN/Inf, first at index {}", t.nonfinite, t.first_nonfinite);
+    } else if (!t.pass) {
+      verdict += fmt::format("  worst at index {}: got {:.10g}, reference {:.10g}", t.worst_index,
+                             t.worst_got, t.worst_ref);
+    }
+    // Where no L2 bound applies (a zero gradient), rel_l2 compares noise with noise: not shown.
+    const std::string rel_l2 =
+        std::isfinite(t.max_rel_l2) ? fmt::format("{:.2e}", t.rel_l2) : std::string("-");
+    fmt::print(out, "  {:<11} {:<11} {:>10.2e} {:>10} {:>9.1e} {:>8.0e} {:>6.0f}%  {}\n", t.name,
+               to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
+               std::min(t.share * 100.0, 99999.0), verdict);
+  }
+  for (const TensorCheck& t : run.tensors) {
+    if (const ZeroGradient* z = zero_gradient(t.name);
+        z != nullptr && !std::isfinite(t.max_rel_l2)) {
+      fmt::print(out,
+                 "  note: {} is 0 in exact arithmetic ({}), so both sides hold round-off;\n"
+                 "        it is held to |err| <= atol with atol from {}'s scale, and no rel_l2\n",
+                 t.name, z->why, z->scale_from);
+    }
+  }
+  fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
+  fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
+  fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms)\n",
+             run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
+             run.backward_seconds * 1e3);
+  std::fflush(out);
+}
+
+nlohmann::json comm_json(const std::vector<CollectiveCount>& counts) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : counts) {
+    rows.push_back({{"collective", collective_name(c.collective)},
+                    {"group", c.group},
+                    {"group_size", c.group_size},
+                    {"calls", c.calls},
+                    {"elements", c.elements},
+                    {"bytes", c.bytes},
+                    {"bus_elements", c.bus_elements},
+                    {"seconds", c.seconds}});
+  }
+  return rows;
+}
+
+nlohmann::json to_json(const RunResult& run) {
+  const RunConfig& c = run.config;
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const TensorCheck& t : run.tensors) {
+    // JSON has no Inf or NaN: a non-finite error is written as null and pass is false.
+    const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; };
+    tensors.push_back({{"name", t.name},
+                       {"shape", t.global},
+                       {"max_abs", number(t.max_abs)},
+                       {"rel_l2", number(t.rel_l2)},
+                       {"atol", t.atol},
+                       {"rtol", t.rtol},
+                       {"max_rel_l2", number(t.max_rel_l2)},
+                       {"tolerance_used", number(t.share)},
+                       {"worst_index", t.worst_index},
+                       {"nonfinite", t.nonfinite},
+                       {"pass", t.pass}});
+  }
+  return {
+      {"scheme", c.scheme},
+      {"np", run.world_size},
+      {"backend", run.backend},
+      {"dtype", dtype_name(c.dtype)},
+      {"exact", c.exact},
+      {"seed", c.seed},
+      {"shape", {{"b", c.shape.b}, {"s", c.shape.s}, {"h", c.shape.h}, {"heads", c.shape.heads}}},
+      {"pass", run.pass},
+      {"tensors", tensors},
+      {"comm",
+       {{"forward", comm_json(run.comm_forward)}, {"backward", comm_json(run.comm_backward)}}},
+      {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}}};
+}
+
+}  // namespace tplab::verify

@@ -1,0 +1,22 @@
+/// @file
+/// Printing a verification run as a table and as JSON.
+#pragma once
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+
+namespace tplab::verify {
+
+/// The run's heading, one row per tensor, the communication per rank, and its verdict.
+void print_run(const RunResult& run, std::FILE* out);
+
+/// {"scheme", "np", "backend", "dtype", "exact", "shape": {...}, "pass", "tensors": [...],
+///  "comm": {"forward": [...], "backward": [...]}, "seconds": {...}}
+nlohmann::json to_json(const RunResult& run);
+
+/// The communication record of one phase as JSON rows.
+nlohmann::json comm_json(const std::vector<CollectiveCount>& counts);
+
+}  // namespace tplab::verify

@@ -1,0 +1,93 @@
+#include "tensor_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace tplab::verify {
+double rms(const std::vector<double>& values) {
+  double s = 0;
+  for (double x : values) s += x * x;
+  return values.empty() ? 0.0 : std::sqrt(s / static_cast<double>(values.size()));
+}
+
+TensorCheck check_shard(const std::string& name, const HostArray& reference,
+                        const BlockRange& range, std::span<const double> got,
+                        const Tolerance& tolerance, double scale) {
+  check(static_cast<std::int64_t>(got.size()) == range.rows * range.cols,
+        "shard of " + name + " does not match its placement");
+  TensorCheck c;
+  c.name = name;
+  c.global = reference.extents;
+  c.atol = tolerance.atol_scale * scale;
+  c.rtol = tolerance.rtol;
+  c.max_rel_l2 = tolerance.max_rel_l2;
+  const std::int64_t global_cols = reference.extents.back();
+  const std::vector<double> expected = reference.block(range);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const std::int64_t r = static_cast<std::int64_t>(i) / range.cols;
+    const std::int64_t col = static_cast<std::int64_t>(i) % range.cols;
+    const std::int64_t index = (range.row0 + r) * global_cols + range.col0 + col;
+    if (!std::isfinite(got[i])) {
+      if (c.nonfinite++ == 0) c.first_nonfinite = index;
+      continue;
+    }
+    const double diff = std::abs(got[i] - expected[i]);
+    c.max_abs = std::max(c.max_abs, diff);
+    c.sum_sq_diff += diff * diff;
+    c.sum_sq_ref += expected[i] * expected[i];
+    const double allowed = c.atol + c.rtol * std::abs(expected[i]);
+    const double share = allowed > 0 ? diff / allowed : (diff > 0 ? INFINITY : 0.0);
+    if (share > c.share || c.worst_index < 0) {
+      c.share = std::max(c.share, share);
+      c.worst_index = index;
+      c.worst_got = got[i];
+      c.worst_ref = expected[i];
+    }
+  }
+  return c;
+}
+
+std::array<double, kCheckFields> pack(const TensorCheck& c) {
+  return {c.max_abs,
+          c.sum_sq_diff,
+          c.sum_sq_ref,
+          c.share,
+          static_cast<double>(c.worst_index),
+          c.worst_got,
+          c.worst_ref,
+          static_cast<double>(c.nonfinite),
+          static_cast<double>(c.first_nonfinite)};
+}
+
+void merge(TensorCheck& c, std::span<const double> p) {
+  c.max_abs = std::max(c.max_abs, p[0]);
+  c.sum_sq_diff += p[1];
+  c.sum_sq_ref += p[2];
+  if (p[3] > c.share) {
+    c.share = p[3];
+    c.worst_index = static_cast<std::int64_t>(p[4]);
+    c.worst_got = p[5];
+    c.worst_ref = p[6];
+  }
+  const auto other_nonfinite = static_cast<std::int64_t>(p[7]);
+  const auto other_first = static_cast<std::int64_t>(p[8]);
+  if (other_nonfinite > 0 && (c.first_nonfinite < 0 || other_first < c.first_nonfinite)) {
+    c.first_nonfinite = other_first;
+  }
+  c.nonfinite += other_nonfinite;
+}
+
+void finish(TensorCheck& c) {
+  c.rel_l2 = c.sum_sq_ref > 0 ? std::sqrt(c.sum_sq_diff / c.sum_sq_ref)
+                              : (c.sum_sq_diff > 0 ? INFINITY : 0.0);
+  double l2_share = 0;
+  if (std::isfinite(c.max_rel_l2)) {
+    l2_share = c.max_rel_l2 > 0 ? c.rel_l2 / c.max_rel_l2 : (c.rel_l2 > 0 ? INFINITY : 0.0);
+  }
+  c.share = std::max(c.share, l2_share);
+  c.pass = c.nonfinite == 0 && c.share <= 1.0;
+}
+
+}  // namespace tplab::verify

@@ -1,0 +1,54 @@
+/// @file
+/// TensorCheck: how one result tensor compares with the reference, over all ranks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "core/tensor.hpp"
+#include "host_array.hpp"
+#include "scheme/placement.hpp"
+#include "tolerance.hpp"
+
+namespace tplab::verify {
+
+/// The verdict on one tensor. Fields before merge() describe this rank's shard; after, all ranks.
+struct TensorCheck {
+  std::string name;
+  Extents global;
+  double max_abs = 0;  ///< max |got - ref|
+  double rel_l2 = 0;   ///< ||got - ref|| / ||ref||
+  double atol = 0, rtol = 0;
+  double max_rel_l2 = 0;          ///< infinite where no L2 bound applies (a zero gradient)
+  double share = 0;               ///< largest share of the tolerance any element or the L2 used
+  std::int64_t worst_index = -1;  ///< global row-major index of the element with that share
+  double worst_got = 0, worst_ref = 0;
+  std::int64_t nonfinite = 0;  ///< NaN or Inf elements
+  std::int64_t first_nonfinite = -1;
+  bool pass = false;
+
+  // sums kept for merging shards
+  double sum_sq_diff = 0, sum_sq_ref = 0;
+};
+
+/// Compares a rank's shard `got` (values of the block `range`) with the global reference.
+/// atol is tolerance.atol_scale times `scale`: the RMS of the reference tensor, or, for a
+/// gradient that is zero in exact arithmetic, of its sibling (see ZeroGradient).
+TensorCheck check_shard(const std::string& name, const HostArray& reference,
+                        const BlockRange& range, std::span<const double> got,
+                        const Tolerance& tolerance, double scale);
+
+/// Root mean square of the values: the scale of a tensor.
+double rms(const std::vector<double>& values);
+
+/// Fields a rank sends so that every rank can merge the checks.
+inline constexpr std::size_t kCheckFields = 9;
+std::array<double, kCheckFields> pack(const TensorCheck& c);
+/// Folds another rank's packed check into `c`.
+void merge(TensorCheck& c, std::span<const double> packed);
+/// Sets rel_l2, share and pass from the merged sums.
+void finish(TensorCheck& c);
+
+}  // namespace tplab::verify
