@@ -1,0 +1,34 @@
+"""Checks the JSON that `tplab verify --json` writes: the fields the README documents, and
+that every verdict follows from the numbers beside it.
+
+usage: check_verify_json.py FILE
+"""
+import json
+import math
+import sys
+
+
+def main():
+    runs = json.load(open(sys.argv[1]))["runs"]
+    assert runs, "no runs"
+    for run in runs:
+        for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm"):
+            assert key in run, f"run lacks {key}"
+        assert set(run["shape"]) == {"b", "s", "h", "heads"}
+        assert run["tensors"], "run checked no tensor"
+        for t in run["tensors"]:
+            for key in ("name", "shape", "max_abs", "rel_l2", "atol", "rtol", "pass"):
+                assert key in t, f"tensor lacks {key}"
+            if run["exact"]:
+                assert t["max_abs"] == 0 and t["pass"], t
+            if t["max_rel_l2"] is not None and run["dtype"] == "f64" and not run["exact"]:
+                assert t["rel_l2"] <= 1e-12, t
+        assert run["pass"] == all(t["pass"] for t in run["tensors"])
+        if run["np"] > 1:
+            calls = sum(c["calls"] for c in run["comm"]["forward"] + run["comm"]["backward"])
+            assert calls > 0, "a multi-rank run must communicate"
+    print(f"ok: {len(runs)} runs, every field present and consistent")
+
+
+if __name__ == "__main__":
+    main()
