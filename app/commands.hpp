@@ -8,6 +8,8 @@ namespace tplab::app {
 
 /// Adds "verify" to the program; the callback runs it and stores its exit code.
 void add_verify_command(CLI::App& app, int& exit_code);
+/// Adds "bench" and its subcommands.
+void add_bench_command(CLI::App& app, int& exit_code);
 /// Adds "dump".
 void add_dump_command(CLI::App& app, int& exit_code);
 

@@ -1,8 +1,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "comm/mpi_comm.hpp"
@@ -10,6 +8,7 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
+#include "job_series.hpp"
 #include "mpi_launch.hpp"
 #include "report.hpp"
 
@@ -97,18 +96,13 @@ int verify_in_world(const VerifyOptions& o) {
 
 // ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
 
-struct Launch {
-  std::string scheme;
-  int np;
-};
-
-std::vector<std::string> child_arguments(const VerifyOptions& o, const Launch& l,
+std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
                                          const std::string& json) {
   std::vector<std::string> args = {"verify",
                                    "--scheme",
-                                   l.scheme,
+                                   job.scheme,
                                    "--np",
-                                   std::to_string(l.np),
+                                   std::to_string(job.np),
                                    "--dtype",
                                    fmt::format("{}", fmt::join(o.dtypes, ",")),
                                    "--shape",
@@ -147,50 +141,27 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
 int drive(const VerifyOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
   for (const auto& d : o.dtypes) parse_dtype(d);
-  std::vector<Launch> launches;
+  std::vector<Job> jobs;
   for (const auto& name : chosen_schemes(o)) {
     const auto scheme = make_scheme(name, SchemeOptions{o.depth});
-    const std::vector<int> sizes = o.np.empty() ? scheme->default_world_sizes() : o.np;
-    for (int np : sizes) {
-      if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
+    for (int np : o.np.empty() ? scheme->default_world_sizes() : o.np) {
       scheme->validate(np, shape);
-      launches.push_back({name, np});
+      jobs.push_back({name, np});
     }
   }
+  const SeriesResult series = run_series(
+      jobs, [&](const Job& job, const std::string& json) { return child_arguments(o, job, json); },
+      o.timeout);
 
-  const auto dir =
-      std::filesystem::temp_directory_path() / fmt::format("tplab-verify-{}", getpid());
-  std::filesystem::create_directories(dir);
-  nlohmann::json runs = nlohmann::json::array();
-  std::vector<std::string> crashed;
-  bool usage_error = false;
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    const Launch& l = launches[i];
-    fmt::print("\n[{}/{}] mpiexec -n {} tplab verify --scheme {} ...\n", i + 1, launches.size(),
-               l.np, l.scheme);
-    std::fflush(stdout);
-    const auto json = dir / fmt::format("{}-{}.json", l.scheme, l.np);
-    const int code = run_under_mpiexec(l.np, child_arguments(o, l, json.string()), o.timeout);
-    usage_error = usage_error || code == kExitUsage;
-    if (std::ifstream in(json); in && code != kTimedOut) {
-      nlohmann::json child = nlohmann::json::parse(in);
-      for (auto& r : child["runs"]) runs.push_back(std::move(r));
-    }
-    if (code != 0 && code != kExitFailed) {
-      crashed.push_back(
-          fmt::format("{} np={}: {}", l.scheme, l.np,
-                      code == kTimedOut ? "timed out" : fmt::format("exited {}", code)));
-    }
-  }
-  std::filesystem::remove_all(dir);
-
-  print_summary(runs, crashed);
-  bool pass = crashed.empty() && !runs.empty();
-  for (const auto& r : runs) pass = pass && r["pass"].get<bool>();
-  fmt::print("\n{}: {} runs{}\n", pass ? "ALL PASS" : "FAILED", runs.size(),
+  print_summary(series.runs, series.failures);
+  bool pass = series.failures.empty() && !series.runs.empty();
+  for (const auto& r : series.runs) pass = pass && r["pass"].get<bool>();
+  fmt::print("\n{}: {} runs{}\n", pass ? "ALL PASS" : "FAILED", series.runs.size(),
              pass ? ", every tensor within tolerance of the reference" : "");
-  if (!o.json.empty()) std::ofstream(o.json) << nlohmann::json{{"runs", runs}}.dump(2) << "\n";
-  if (usage_error) return kExitUsage;
+  if (!o.json.empty()) {
+    std::ofstream(o.json) << nlohmann::json{{"runs", series.runs}}.dump(2) << "\n";
+  }
+  if (series.usage_error) return kExitUsage;
   return pass ? 0 : kExitFailed;
 }
 

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "tplab/reference/block.hpp"
+#include "reference_bridge.hpp"
 
 namespace tplab::verify {
 namespace {
@@ -28,47 +28,6 @@ HostArray draw(const Extents& extents, Draw& d, Values values, double scale, dou
     v = values == Values::integer ? d.integer() : offset + scale * d.uniform();
   }
   return a;
-}
-
-ref::Matrix<double> to_matrix(const HostArray& a) {
-  check(a.extents.size() == 2, "a matrix needs two extents");
-  ref::Matrix<double> m(a.extents[0], a.extents[1]);
-  std::copy(a.values.begin(), a.values.end(), m.data());
-  return m;
-}
-
-ref::Vector<double> to_vector(const HostArray& a) {
-  check(a.extents.size() == 1, "a vector needs one extent");
-  return Eigen::Map<const ref::Vector<double>>(a.values.data(), a.extents[0]);
-}
-
-template <typename Derived>
-HostArray to_array(const Eigen::MatrixBase<Derived>& m, Extents extents) {
-  HostArray a{std::move(extents), {}};
-  const ref::Matrix<double> row_major = m;
-  a.values.assign(row_major.data(), row_major.data() + row_major.size());
-  return a;
-}
-
-/// Visits every parameter of the reference's struct with its name.
-template <typename Params, typename F>
-void for_each_parameter(Params& p, F&& f) {
-  f("ln1_gamma", p.ln1_gamma);
-  f("ln1_beta", p.ln1_beta);
-  f("wq", p.wq);
-  f("bq", p.bq);
-  f("wk", p.wk);
-  f("bk", p.bk);
-  f("wv", p.wv);
-  f("bv", p.bv);
-  f("wo", p.wo);
-  f("bo", p.bo);
-  f("ln2_gamma", p.ln2_gamma);
-  f("ln2_beta", p.ln2_beta);
-  f("w1", p.w1);
-  f("b1", p.b1);
-  f("w2", p.w2);
-  f("b2", p.b2);
 }
 
 }  // namespace
@@ -100,44 +59,36 @@ HostArrays make_inputs(const BlockShape& shape, std::uint64_t seed, Workload wor
 }
 
 HostArrays reference_outputs(const BlockShape& shape, const HostArrays& inputs, Workload workload) {
-  const ref::Matrix<double> x = to_matrix(inputs.at("x"));
-  const ref::Matrix<double> dy = to_matrix(inputs.at("dy"));
+  const ref::Matrix<double> x = to_reference_matrix<double>(inputs.at("x"));
+  const ref::Matrix<double> dy = to_reference_matrix<double>(inputs.at("dy"));
   const Extents activation = global_extents("x", shape);
   HostArrays out;
 
   if (workload == Workload::linear_pair) {
-    const auto w1 = to_matrix(inputs.at("w1"));
-    const auto w2 = to_matrix(inputs.at("w2"));
-    const ref::Matrix<double> hidden = ref::linear_forward(x, w1, to_vector(inputs.at("b1")));
-    const ref::Matrix<double> y = ref::linear_forward(hidden, w2, to_vector(inputs.at("b2")));
+    const auto w1 = to_reference_matrix<double>(inputs.at("w1"));
+    const auto w2 = to_reference_matrix<double>(inputs.at("w2"));
+    const ref::Matrix<double> hidden = ref::linear_forward(x, w1, to_reference_vector<double>(inputs.at("b1")));
+    const ref::Matrix<double> y = ref::linear_forward(hidden, w2, to_reference_vector<double>(inputs.at("b2")));
     ref::Matrix<double> dhidden, dx, dw1, dw2;
     ref::Vector<double> db1, db2;
     ref::linear_backward(hidden, w2, dy, dhidden, dw2, db2);
     ref::linear_backward(x, w1, dhidden, dx, dw1, db1);
-    out.emplace("y", to_array(y, activation));
-    out.emplace("dx", to_array(dx, activation));
-    out.emplace("d_w1", to_array(dw1, global_extents("w1", shape)));
-    out.emplace("d_b1", to_array(db1, global_extents("b1", shape)));
-    out.emplace("d_w2", to_array(dw2, global_extents("w2", shape)));
-    out.emplace("d_b2", to_array(db2, global_extents("b2", shape)));
+    out.emplace("y", to_host_array(y, activation));
+    out.emplace("dx", to_host_array(dx, activation));
+    out.emplace("d_w1", to_host_array(dw1, global_extents("w1", shape)));
+    out.emplace("d_b1", to_host_array(db1, global_extents("b1", shape)));
+    out.emplace("d_w2", to_host_array(dw2, global_extents("w2", shape)));
+    out.emplace("d_b2", to_host_array(db2, global_extents("b2", shape)));
     return out;
   }
 
-  ref::BlockParams<double> params;
-  for_each_parameter(params, [&](std::string_view name, auto& field) {
-    const HostArray& a = inputs.find(name)->second;
-    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, ref::Vector<double>>) {
-      field = to_vector(a);
-    } else {
-      field = to_matrix(a);
-    }
-  });
+  const ref::BlockParams<double> params = to_reference_params<double>(inputs);
   const ref::Shape ref_shape{shape.b, shape.s, shape.h, shape.heads};
   const ref::BlockResult<double> r = ref::block_forward_backward(ref_shape, x, params, dy);
-  out.emplace("y", to_array(r.y, activation));
-  out.emplace("dx", to_array(r.dx, activation));
+  out.emplace("y", to_host_array(r.y, activation));
+  out.emplace("dx", to_host_array(r.dx, activation));
   for_each_parameter(r.grads, [&](std::string_view name, const auto& grad) {
-    out.emplace(gradient_name(name), to_array(grad, global_extents(name, shape)));
+    out.emplace(gradient_name(name), to_host_array(grad, global_extents(name, shape)));
   });
   return out;
 }

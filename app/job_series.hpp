@@ -1,0 +1,33 @@
+/// @file
+/// Running a series of mpiexec jobs of tplab itself and collecting their JSON results.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace tplab::app {
+
+/// One job: a scheme at a world size.
+struct Job {
+  std::string scheme;
+  int np = 1;
+};
+
+/// What a series of jobs produced.
+struct SeriesResult {
+  nlohmann::json runs = nlohmann::json::array();  ///< every job's "runs", in order
+  std::vector<std::string> failures;  ///< jobs that crashed, timed out or wrote no result
+  bool usage_error = false;           ///< some job refused its input (exit 2)
+};
+
+/// Runs `mpiexec -n job.np tplab <arguments(job, json_path)>` for each job in turn, showing
+/// progress, each under `timeout_seconds`, and gathers the "runs" array each job writes to
+/// json_path. A job that exits 1 (a check failed) still contributes its runs.
+SeriesResult run_series(const std::vector<Job>& jobs,
+                        const std::function<std::vector<std::string>(const Job&,
+                                                                     const std::string&)>& arguments,
+                        int timeout_seconds);
+
+}  // namespace tplab::app

@@ -1,0 +1,125 @@
+#include "step_timer.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/error.hpp"
+#include "device/cpu_device.hpp"
+#include "problem.hpp"
+#include "reference_bridge.hpp"
+
+namespace tplab::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// The slowest rank's value.
+double max_over_ranks(Comm& world, double value) {
+  CpuDevice host;
+  Tensor t = host.empty({1}, DType::f64);
+  t.data_as<double>()[0] = value;
+  world.all_reduce(t, ReduceOp::max);
+  return t.data_as<double>()[0];
+}
+
+Tensor shard(Device& device, const verify::HostArray& global, const TensorPlacement& placement,
+             int rank, DType dtype) {
+  Tensor t = device.empty(placement.local_extents(rank), dtype);
+  device.upload(global.block(placement.blocks.at(static_cast<std::size_t>(rank))), t);
+  return t;
+}
+
+template <typename T>
+Spread time_reference(const StepConfig& config, const verify::HostArrays& inputs) {
+  const reference::BlockParams<T> params = verify::to_reference_params<T>(inputs);
+  const reference::Matrix<T> x = verify::to_reference_matrix<T>(inputs.at("x"));
+  const reference::Matrix<T> dy = verify::to_reference_matrix<T>(inputs.at("dy"));
+  const reference::Shape shape{config.shape.b, config.shape.s, config.shape.h, config.shape.heads};
+  std::vector<double> samples;
+  for (int i = 0; i < config.warmup + config.repeats; ++i) {
+    const auto start = Clock::now();
+    const auto result = reference::block_forward_backward(shape, x, params, dy);
+    if (i >= config.warmup) samples.push_back(seconds_since(start));
+  }
+  return spread_of(samples);
+}
+
+}  // namespace
+
+Spread spread_of(std::vector<double> samples) {
+  check(!samples.empty(), "no samples");
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  const double median = n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return {median, samples.front(), samples.back()};
+}
+
+double block_step_flops(const BlockShape& s) {
+  const double b = static_cast<double>(s.b), q = static_cast<double>(s.s);
+  const double h = static_cast<double>(s.h);
+  return 3.0 * (24.0 * b * q * h * h + 4.0 * b * q * q * h);
+}
+
+StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
+  if (config.repeats < 1 || config.warmup < 0) {
+    throw UsageError("--repeats must be at least 1 and --warmup at least 0");
+  }
+  const auto scheme = make_scheme(config.scheme, config.options);
+  scheme->validate(world.size(), config.shape);
+  const verify::HostArrays inputs =
+      verify::make_inputs(config.shape, config.seed, Workload::block, verify::Values::real);
+  const auto placements = scheme->placements(world.size(), config.shape, Workload::block);
+  const int rank = world.rank();
+  TensorMap parameters;
+  for (const auto& [name, array] : inputs) {
+    if (is_parameter(name)) {
+      parameters.emplace(name, shard(device, array, find_placement(placements, name), rank,
+                                     config.dtype));
+    }
+  }
+  const Tensor x = shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
+  const Tensor dy =
+      shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
+  auto module = scheme->make_module(world, device, config.shape, Workload::block, parameters);
+
+  std::vector<double> steps, comms;
+  std::int64_t bytes = 0;
+  for (int i = 0; i < config.warmup + config.repeats; ++i) {
+    world.barrier();
+    world.counters().reset();
+    const auto start = Clock::now();
+    module->forward(x);
+    module->backward(dy);
+    const double step = seconds_since(start);
+    const double comm = world.counters().total_seconds();
+    bytes = world.counters().total_bytes();
+    if (i < config.warmup) continue;
+    steps.push_back(max_over_ranks(world, step));
+    comms.push_back(max_over_ranks(world, comm));
+  }
+  StepTiming t;
+  t.config = config;
+  t.world_size = world.size();
+  t.step_seconds = spread_of(steps);
+  t.comm_seconds = spread_of(comms);
+  t.comm_share = t.comm_seconds.median / t.step_seconds.median;
+  t.bytes_per_rank = bytes;
+  t.flops = block_step_flops(config.shape);
+  t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
+  t.tokens_per_second = static_cast<double>(config.shape.tokens()) / t.step_seconds.median;
+  return t;
+}
+
+Spread time_reference_step(const StepConfig& config) {
+  const verify::HostArrays inputs =
+      verify::make_inputs(config.shape, config.seed, Workload::block, verify::Values::real);
+  if (config.dtype == DType::f64) return time_reference<double>(config, inputs);
+  if (config.dtype == DType::f32) return time_reference<float>(config, inputs);
+  throw UsageError("the reference computes in f64 or f32");
+}
+
+}  // namespace tplab::bench
