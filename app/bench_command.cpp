@@ -21,7 +21,7 @@ struct StepOptions {
   std::string shape = "4,256,1024,16";
   int warmup = 1;
   int repeats = 5;
-  int depth = 1;
+  int depth = 0;
   bool reference = false;
   std::string json;
   int timeout = 600;
@@ -34,8 +34,11 @@ nlohmann::json to_json(const bench::StepTiming& t, const bench::Spread* referenc
   nlohmann::json j = {{"scheme", t.config.scheme},
                       {"np", t.world_size},
                       {"dtype", dtype_name(t.config.dtype)},
-                      {"shape", {{"b", t.config.shape.b}, {"s", t.config.shape.s},
-                                 {"h", t.config.shape.h}, {"heads", t.config.shape.heads}}},
+                      {"shape",
+                       {{"b", t.config.shape.b},
+                        {"s", t.config.shape.s},
+                        {"h", t.config.shape.h},
+                        {"heads", t.config.shape.heads}}},
                       {"warmup", t.config.warmup},
                       {"repeats", t.config.repeats},
                       {"step_s", spread(t.step_seconds)},
@@ -70,19 +73,21 @@ int step_in_world(const StepOptions& o) {
     std::optional<bench::Spread> reference;
     if (o.reference && world->rank() == 0) reference = bench::time_reference_step(config);
     if (world->rank() == 0) {
-      fmt::print("{} np={} {} {}: step {:.1f} ms (min {:.1f}, max {:.1f}), in collectives {:.1f} ms "
-                 "({:.0f}%), {:.1f} GFLOP/s\n",
-                 config.scheme, t.world_size, dtype_name(config.dtype), to_string(config.shape),
-                 t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
-                 t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second);
+      fmt::print(
+          "{} np={} {} {}: step {:.1f} ms (min {:.1f}, max {:.1f}), in collectives {:.1f} ms "
+          "({:.0f}%), {:.1f} GFLOP/s\n",
+          config.scheme, t.world_size, dtype_name(config.dtype), to_string(config.shape),
+          t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
+          t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second);
       if (reference) {
         fmt::print("reference (one process, Eigen, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
                    dtype_name(config.dtype), reference->median * 1e3, reference->min * 1e3,
                    reference->max * 1e3);
       }
       if (!o.json.empty()) {
-        std::ofstream(o.json) << nlohmann::json{{"runs", {to_json(t, reference ? &*reference : nullptr)}}}.dump(2)
-                              << "\n";
+        std::ofstream(o.json)
+            << nlohmann::json{{"runs", {to_json(t, reference ? &*reference : nullptr)}}}.dump(2)
+            << "\n";
       }
     }
     return 0;
@@ -103,11 +108,15 @@ int drive_steps(const StepOptions& o) {
   const SeriesResult series = run_series(
       jobs,
       [&](const Job& job, const std::string& json) {
-        std::vector<std::string> args = {"bench", "step", "--scheme", job.scheme, "--np",
-                                         std::to_string(job.np), "--dtype", o.dtype, "--shape",
-                                         o.shape, "--warmup", std::to_string(o.warmup),
-                                         "--repeats", std::to_string(o.repeats), "--depth",
-                                         std::to_string(o.depth), "--json", json};
+        std::vector<std::string> args = {"bench",     "step",
+                                         "--scheme",  job.scheme,
+                                         "--np",      std::to_string(job.np),
+                                         "--dtype",   o.dtype,
+                                         "--shape",   o.shape,
+                                         "--warmup",  std::to_string(o.warmup),
+                                         "--repeats", std::to_string(o.repeats),
+                                         "--depth",   std::to_string(o.depth),
+                                         "--json",    json};
         if (o.reference && job.np == jobs.front().np) args.push_back("--reference");
         return args;
       },
@@ -129,7 +138,8 @@ int drive_steps(const StepOptions& o) {
                r["gflops_per_s"].get<double>(), efficiency,
                np > 2 ? "(more ranks than this machine's cores: oversubscribed)" : "");
   }
-  if (!o.json.empty()) std::ofstream(o.json) << nlohmann::json{{"runs", series.runs}}.dump(2) << "\n";
+  if (!o.json.empty())
+    std::ofstream(o.json) << nlohmann::json{{"runs", series.runs}}.dump(2) << "\n";
   return series.failures.empty() ? 0 : kExitFailed;
 }
 
@@ -140,23 +150,23 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   bench->require_subcommand(1);
   auto o = std::make_shared<StepOptions>();
   CLI::App* step = bench->add_subcommand(
-      "step", "Time one forward+backward step of a scheme at each world size (median of repeats "
-              "after warm-up), with the time inside collectives and strong-scaling efficiency");
+      "step",
+      "Time one forward+backward step of a scheme at each world size (median of repeats "
+      "after warm-up), with the time inside collectives and strong-scaling efficiency");
   step->add_option("--scheme", o->scheme, "scheme")->capture_default_str();
   step->add_option("--np", o->np, "world sizes")->delimiter(',')->capture_default_str();
   step->add_option("--dtype", o->dtype, "f64 or f32")->capture_default_str();
   step->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
   step->add_option("--warmup", o->warmup, "untimed steps first")->capture_default_str();
   step->add_option("--repeats", o->repeats, "timed steps")->capture_default_str();
-  step->add_option("--depth", o->depth, "2.5D depth d")->capture_default_str();
+  step->add_option("--depth", o->depth, "2.5D depth d (default: chosen from the world size)");
   step->add_flag("--reference", o->reference,
                  "also time the single-device reference on the same shape");
   step->add_option("--json", o->json, "write the results as JSON");
   step->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();
-  step->callback([o, &exit_code] {
-    exit_code = launched_by_mpi() ? step_in_world(*o) : drive_steps(*o);
-  });
+  step->callback(
+      [o, &exit_code] { exit_code = launched_by_mpi() ? step_in_world(*o) : drive_steps(*o); });
 }
 
 }  // namespace tplab::app

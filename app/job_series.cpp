@@ -10,12 +10,11 @@
 
 namespace tplab::app {
 
-SeriesResult run_series(const std::vector<Job>& jobs,
-                        const std::function<std::vector<std::string>(const Job&,
-                                                                     const std::string&)>& arguments,
-                        int timeout_seconds) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / fmt::format("tplab-jobs-{}", getpid());
+SeriesResult run_series(
+    const std::vector<Job>& jobs,
+    const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
+    int timeout_seconds) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tplab-jobs-{}", getpid());
   std::filesystem::create_directories(dir);
   SeriesResult result;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -34,8 +33,8 @@ SeriesResult run_series(const std::vector<Job>& jobs,
       wrote = true;
     }
     if (code == kTimedOut) {
-      result.failures.push_back(fmt::format("{} np={}: timed out after {} s", job.scheme, job.np,
-                                            timeout_seconds));
+      result.failures.push_back(
+          fmt::format("{} np={}: timed out after {} s", job.scheme, job.np, timeout_seconds));
     } else if (code != 0 && (code != kExitFailed || !wrote)) {
       result.failures.push_back(fmt::format("{} np={}: exited {}", job.scheme, job.np, code));
     }

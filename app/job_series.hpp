@@ -25,9 +25,9 @@ struct SeriesResult {
 /// Runs `mpiexec -n job.np tplab <arguments(job, json_path)>` for each job in turn, showing
 /// progress, each under `timeout_seconds`, and gathers the "runs" array each job writes to
 /// json_path. A job that exits 1 (a check failed) still contributes its runs.
-SeriesResult run_series(const std::vector<Job>& jobs,
-                        const std::function<std::vector<std::string>(const Job&,
-                                                                     const std::string&)>& arguments,
-                        int timeout_seconds);
+SeriesResult run_series(
+    const std::vector<Job>& jobs,
+    const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
+    int timeout_seconds);
 
 }  // namespace tplab::app

@@ -15,9 +15,10 @@
 namespace tplab::app {
 namespace {
 
-/// A shape every scheme can use at its default world sizes: 72 tokens and hidden 72 divide
-/// by 4, 8 and 9; 12 heads divide by 1, 2, 3 and 4.
-constexpr std::string_view kDefaultShape = "4,18,72,12";
+/// A shape every scheme can use at its default world sizes: a batch of 12 sequences and 12
+/// heads divide by 1, 2, 3 and 4 (whole sequences and heads per rank); hidden 72 divides by
+/// 4, 8 and 9.
+constexpr std::string_view kDefaultShape = "12,8,72,12";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -27,7 +28,7 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   bool exact = false;
   std::string json;
-  int depth = 1;
+  int depth = 0;
   int timeout = 300;
 };
 
@@ -173,14 +174,16 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "verify",
       "Check every scheme against the single-device reference, tensor by tensor.\n"
       "Launches mpiexec itself; under mpiexec it runs that one world size.");
-  cmd->add_option("--scheme", o->schemes, "schemes to check: 1d (default: all)")->delimiter(',');
+  cmd->add_option("--scheme", o->schemes, "schemes to check: 1d, 2d, 2.5d (default: all)")
+      ->delimiter(',');
   cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
   cmd->add_option("--dtype", o->dtypes, "f64, f32")->delimiter(',')->capture_default_str();
   cmd->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of inputs and weights")->capture_default_str();
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
-  cmd->add_option("--depth", o->depth, "2.5D depth d")->capture_default_str();
+  cmd->add_option("--depth", o->depth,
+                  "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();

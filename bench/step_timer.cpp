@@ -77,11 +77,12 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   TensorMap parameters;
   for (const auto& [name, array] : inputs) {
     if (is_parameter(name)) {
-      parameters.emplace(name, shard(device, array, find_placement(placements, name), rank,
-                                     config.dtype));
+      parameters.emplace(
+          name, shard(device, array, find_placement(placements, name), rank, config.dtype));
     }
   }
-  const Tensor x = shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
+  const Tensor x =
+      shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
   const Tensor dy =
       shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
   auto module = scheme->make_module(world, device, config.shape, Workload::block, parameters);

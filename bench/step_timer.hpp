@@ -37,10 +37,10 @@ struct StepTiming {
   int world_size = 0;
   Spread step_seconds;
   Spread comm_seconds;
-  double comm_share = 0;           ///< median comm time / median step time
+  double comm_share = 0;            ///< median comm time / median step time
   std::int64_t bytes_per_rank = 0;  ///< logical bytes of this rank's collectives per step
-  double flops = 0;                ///< of the whole step, all ranks together
-  double gflops_per_second = 0;    ///< flops / median step time
+  double flops = 0;                 ///< of the whole step, all ranks together
+  double gflops_per_second = 0;     ///< flops / median step time
   double tokens_per_second = 0;
 };
 

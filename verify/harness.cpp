@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -39,6 +40,32 @@ void require_exact_range(const HostArrays& reference, DType dtype) {
           "--exact: {} reaches {:.0f}, beyond the integers {} represents exactly; use a smaller "
           "shape (fewer tokens or a smaller hidden size)",
           name, largest, dtype_name(dtype)));
+    }
+  }
+}
+
+/// Ranks that hold the same block of a tensor must hold the same bits: a replicated input, a
+/// gradient summed over a group, or an output of an all-reduce. Compares the ranks' hashes
+/// block by block and names the first block whose replicas differ.
+template <typename PackedOf>
+void compare_replicas(TensorCheck& c, const TensorPlacement& placement, const PackedOf& packed_of) {
+  std::vector<bool> seen(placement.blocks.size(), false);
+  for (std::size_t first = 0; first < placement.blocks.size(); ++first) {
+    if (seen[first]) continue;
+    std::vector<int> holders;
+    for (std::size_t r = first; r < placement.blocks.size(); ++r) {
+      if (placement.blocks[r] == placement.blocks[first]) {
+        holders.push_back(static_cast<int>(r));
+        seen[r] = true;
+      }
+    }
+    c.replicas = std::max(c.replicas, static_cast<int>(holders.size()));
+    const std::uint64_t expected = packed_hash(packed_of(holders.front()));
+    for (int r : holders) {
+      if (packed_hash(packed_of(r)) != expected && c.replicas_differ.empty()) {
+        c.replicas_differ = fmt::format("ranks {} hold one block, but rank {} differs from rank {}",
+                                        fmt::join(holders, ","), r, holders.front());
+      }
     }
   }
 }
@@ -83,6 +110,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   RunResult result;
   result.config = config;
   result.world_size = world.size();
+  result.grid = scheme->describe_grid(world.size(), config.shape);
   result.backend = fmt::format("{}/mpi", device_name(device.kind()));
   CommCounters& counters = world.counters();
 
@@ -137,11 +165,14 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
     merged.atol = local[t].atol;
     merged.rtol = local[t].rtol;
     merged.max_rel_l2 = local[t].max_rel_l2;
-    for (int r = 0; r < world.size(); ++r) {
-      const double* p =
-          all.data_as<double>() + (static_cast<std::size_t>(r) * names.size() + t) * kCheckFields;
-      merge(merged, std::span<const double>(p, kCheckFields));
-    }
+    merged.hash = local[t].hash;
+    const auto packed_of = [&](int r) {
+      return std::span<const double>(
+          all.data_as<double>() + (static_cast<std::size_t>(r) * names.size() + t) * kCheckFields,
+          kCheckFields);
+    };
+    for (int r = 0; r < world.size(); ++r) merge(merged, packed_of(r));
+    compare_replicas(merged, find_placement(placements, names[t]), packed_of);
     finish(merged);
     result.pass = result.pass && merged.pass;
     result.tensors.push_back(std::move(merged));

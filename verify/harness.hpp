@@ -28,6 +28,7 @@ struct RunResult {
   RunConfig config;
   int world_size = 0;
   std::string backend;  ///< e.g. "cpu/mpi"
+  std::string grid;     ///< e.g. "q=2 d=2"
   std::vector<TensorCheck> tensors;
   std::vector<CollectiveCount> comm_forward, comm_backward;  ///< per rank (rank 0's)
   double forward_seconds = 0, backward_seconds = 0;

@@ -67,8 +67,10 @@ HostArrays reference_outputs(const BlockShape& shape, const HostArrays& inputs, 
   if (workload == Workload::linear_pair) {
     const auto w1 = to_reference_matrix<double>(inputs.at("w1"));
     const auto w2 = to_reference_matrix<double>(inputs.at("w2"));
-    const ref::Matrix<double> hidden = ref::linear_forward(x, w1, to_reference_vector<double>(inputs.at("b1")));
-    const ref::Matrix<double> y = ref::linear_forward(hidden, w2, to_reference_vector<double>(inputs.at("b2")));
+    const ref::Matrix<double> hidden =
+        ref::linear_forward(x, w1, to_reference_vector<double>(inputs.at("b1")));
+    const ref::Matrix<double> y =
+        ref::linear_forward(hidden, w2, to_reference_vector<double>(inputs.at("b2")));
     ref::Matrix<double> dhidden, dx, dw1, dw2;
     ref::Vector<double> db1, db2;
     ref::linear_backward(hidden, w2, dy, dhidden, dw2, db2);

@@ -26,14 +26,16 @@ std::string shape_text(const RunConfig& c) {
 
 void print_run(const RunResult& run, std::FILE* out) {
   const RunConfig& c = run.config;
-  fmt::print(out, "\n{} | np={} | {} | {} | {} | seed={}{}\n", c.scheme, run.world_size,
-             dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
+  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}\n", c.scheme, run.world_size,
+             run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
              c.exact ? " | exact (integer inputs, linear pair)" : "");
-  fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>7}  {}\n", "tensor", "shape",
-             "max_abs", "rel_l2", "atol", "rtol", "used", "pass");
+  fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>7} {:>5}  {}\n", "tensor", "shape",
+             "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
   for (const TensorCheck& t : run.tensors) {
     std::string verdict = t.pass ? "ok" : "FAIL";
-    if (t.nonfinite > 0) {
+    if (!t.replicas_differ.empty()) {
+      verdict += "  replicas differ: " + t.replicas_differ;
+    } else if (t.nonfinite > 0) {
       verdict += fmt::format("  {} NaN/Inf, first at index {}", t.nonfinite, t.first_nonfinite);
     } else if (!t.pass) {
       verdict += fmt::format("  worst at index {}: got {:.10g}, reference {:.10g}", t.worst_index,
@@ -42,9 +44,9 @@ void print_run(const RunResult& run, std::FILE* out) {
     // Where no L2 bound applies (a zero gradient), rel_l2 compares noise with noise: not shown.
     const std::string rel_l2 =
         std::isfinite(t.max_rel_l2) ? fmt::format("{:.2e}", t.rel_l2) : std::string("-");
-    fmt::print(out, "  {:<11} {:<11} {:>10.2e} {:>10} {:>9.1e} {:>8.0e} {:>6.0f}%  {}\n", t.name,
-               to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
-               std::min(t.share * 100.0, 99999.0), verdict);
+    fmt::print(out, "  {:<11} {:<11} {:>10.2e} {:>10} {:>9.1e} {:>8.0e} {:>6.0f}% {:>5}  {}\n",
+               t.name, to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
+               std::min(t.share * 100.0, 99999.0), fmt::format("x{}", t.replicas), verdict);
   }
   for (const TensorCheck& t : run.tensors) {
     if (const ZeroGradient* z = zero_gradient(t.name);
@@ -94,11 +96,14 @@ nlohmann::json to_json(const RunResult& run) {
                        {"tolerance_used", number(t.share)},
                        {"worst_index", t.worst_index},
                        {"nonfinite", t.nonfinite},
+                       {"replicas", t.replicas},
+                       {"replicas_identical", t.replicas_differ.empty()},
                        {"pass", t.pass}});
   }
   return {
       {"scheme", c.scheme},
       {"np", run.world_size},
+      {"grid", run.grid},
       {"backend", run.backend},
       {"dtype", dtype_name(c.dtype)},
       {"exact", c.exact},

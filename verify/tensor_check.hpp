@@ -27,8 +27,11 @@ struct TensorCheck {
   double worst_got = 0, worst_ref = 0;
   std::int64_t nonfinite = 0;  ///< NaN or Inf elements
   std::int64_t first_nonfinite = -1;
+  int replicas = 1;             ///< ranks holding each block (1 when the tensor is sharded)
+  std::string replicas_differ;  ///< empty, or which ranks hold different bits for one block
   bool pass = false;
 
+  std::uint64_t hash = 0;  ///< of this rank's shard's bits (kept by merging)
   // sums kept for merging shards
   double sum_sq_diff = 0, sum_sq_ref = 0;
 };
@@ -44,11 +47,16 @@ TensorCheck check_shard(const std::string& name, const HostArray& reference,
 double rms(const std::vector<double>& values);
 
 /// Fields a rank sends so that every rank can merge the checks.
-inline constexpr std::size_t kCheckFields = 9;
+inline constexpr std::size_t kCheckFields = 11;
 std::array<double, kCheckFields> pack(const TensorCheck& c);
 /// Folds another rank's packed check into `c`.
 void merge(TensorCheck& c, std::span<const double> packed);
-/// Sets rel_l2, share and pass from the merged sums.
+/// The hash a packed check carries.
+std::uint64_t packed_hash(std::span<const double> packed);
+/// Sets rel_l2, share and pass from the merged sums (and the replica comparison).
 void finish(TensorCheck& c);
+
+/// FNV-1a over the bits of the values: equal hashes mean bitwise-equal replicas.
+std::uint64_t bit_hash(std::span<const double> values);
 
 }  // namespace tplab::verify

@@ -95,9 +95,11 @@ void MpiComm::do_broadcast(Tensor& x, int root) {
 }
 
 void MpiComm::do_reduce(const Tensor& in, Tensor& out, int root) {
-  const bool in_place = rank_ == root && in.data() == out.data();
-  mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), out.data(), count_of(in), mpi_type(in),
-                       MPI_SUM, root, comm_),
+  // The receive buffer matters on the root alone; elsewhere `out` may be `in` itself.
+  const bool is_root = rank_ == root;
+  const bool in_place = is_root && in.data() == out.data();
+  mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), is_root ? out.data() : nullptr,
+                       count_of(in), mpi_type(in), MPI_SUM, root, comm_),
             "MPI_Reduce");
 }
 

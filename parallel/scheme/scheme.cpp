@@ -7,6 +7,8 @@
 
 #include "core/error.hpp"
 #include "tp1d/scheme_1d.hpp"
+#include "tp2d/scheme_2d.hpp"
+#include "tp2p5d/scheme_2p5d.hpp"
 
 namespace tplab {
 
@@ -61,8 +63,15 @@ std::vector<std::string> scheme_names() {
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
-  (void)options;
   if (name == "1d") return std::make_unique<tp1d::Scheme1D>();
+  if (name == "2d") return std::make_unique<tp2d::Scheme2D>();
+  if (name == "2.5d") {
+    if (options.depth < 0) {
+      throw UsageError(
+          fmt::format("--depth {}: the depth is a number of layers, at least 1", options.depth));
+    }
+    return std::make_unique<tp2p5d::Scheme2p5D>(options.depth);
+  }
   throw UsageError(
       fmt::format("unknown scheme '{}' (known: {})", name, fmt::join(scheme_names(), ", ")));
 }

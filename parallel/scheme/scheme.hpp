@@ -20,7 +20,7 @@ enum class Workload { block, linear_pair };
 
 /// Options some schemes take.
 struct SchemeOptions {
-  int depth = 1;  ///< 2.5D: number of depth layers d
+  int depth = 0;  ///< 2.5D: number of depth layers d (0: chosen from the world size)
 };
 
 /// A tensor-parallel scheme. Everything here except make_module is pure: it depends only on
@@ -39,6 +39,8 @@ class Scheme {
   virtual std::vector<int> default_world_sizes() const = 0;
   /// World sizes this scheme can use for `shape`, up to `limit` (for messages and sweeps).
   std::vector<int> usable_world_sizes(const BlockShape& shape, int limit) const;
+  /// The grid used at `world_size`, for reports: "t=4", "q=2", "q=2 d=2".
+  virtual std::string describe_grid(int world_size, const BlockShape& shape) const = 0;
   /// Where each tensor of the workload (inputs, parameters, outputs, gradients) lives.
   virtual std::vector<TensorPlacement> placements(int world_size, const BlockShape& shape,
                                                   Workload workload) const = 0;

@@ -11,6 +11,9 @@ class Scheme1D final : public Scheme {
  public:
   std::string name() const override { return "1d"; }
   std::vector<int> default_world_sizes() const override { return {1, 2, 4}; }
+  std::string describe_grid(int world_size, const BlockShape&) const override {
+    return "t=" + std::to_string(world_size);
+  }
   std::string why_not(int world_size, const BlockShape& shape) const override;
   std::vector<TensorPlacement> placements(int world_size, const BlockShape& shape,
                                           Workload workload) const override;

@@ -23,8 +23,7 @@ TEST(ChecksFail, ADroppedAllReduceIsCaught) {
   // Forward issues all-reduces 0 (attention's g) and 1 (MLP's g); backward 2 (MLP's f) and
   // 3 (attention's f). Dropping any one must be caught.
   for (int dropped = 0; dropped < 4; ++dropped) {
-    auto skipped = std::make_shared<std::vector<int>>(std::vector<int>{dropped});
-    FaultyComm faulty(*world, skipped, std::make_shared<int>(0));
+    FaultyComm faulty(*world, Fault{"", dropped});
     const RunResult r = run_verification(faulty, device, c);
     EXPECT_FALSE(r.pass) << "dropping all-reduce " << dropped << " went unnoticed";
     world->barrier();

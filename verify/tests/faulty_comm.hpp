@@ -1,20 +1,24 @@
-// FaultyComm: a Comm that forwards to a real one but drops chosen collectives, to prove that
-// verify notices a missing all-reduce.
+// FaultyComm: a Comm that forwards to a real one but drops chosen all-reduces, to prove that
+// verify notices a missing collective.
 #pragma once
+
+#include <map>
 
 #include "comm/comm.hpp"
 
 namespace tplab::verify {
 
-/// Forwards every collective to `inner`, except the all-reduces whose 0-based index (counted
-/// on this communicator and the groups split from it) is in `skipped`: those do nothing.
+/// Which all-reduce to drop: the `index`-th (from 0) on groups named `group`, counted on this
+/// communicator and every group split from it; an empty `group` counts all groups together.
+struct Fault {
+  std::string group;
+  int index = 0;
+};
+
+/// Forwards every collective to the communicator it wraps, except the all-reduce `fault` names.
 class FaultyComm final : public Comm {
  public:
-  FaultyComm(Comm& inner, std::shared_ptr<std::vector<int>> skipped,
-             std::shared_ptr<int> all_reduce_count);
-  /// Wraps an owned communicator (the groups this one splits off).
-  FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<std::vector<int>> skipped,
-             std::shared_ptr<int> all_reduce_count);
+  FaultyComm(Comm& inner, Fault fault);
 
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
@@ -35,10 +39,15 @@ class FaultyComm final : public Comm {
   }
 
  private:
+  struct Shared {
+    Fault fault;
+    std::map<std::string, int> seen;  // all-reduces so far, per group name ("" for all)
+  };
+  FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<Shared> shared);
+
   std::unique_ptr<Comm> owned_;
   Comm* inner_;
-  std::shared_ptr<std::vector<int>> skipped_;
-  std::shared_ptr<int> count_;
+  std::shared_ptr<Shared> shared_;
 };
 
 }  // namespace tplab::verify

@@ -1,0 +1,43 @@
+#include "tp2d/attention_2d.hpp"
+
+namespace tplab::tp2d {
+
+Attention2D::Attention2D(Device& device, Grid2D& grid, std::int64_t batch, std::int64_t heads,
+                         std::int64_t head_dim, const TensorMap& parameters)
+    : device_(device),
+      query_(device, grid, parameters.at("wq"), parameters.at("bq")),
+      key_(device, grid, parameters.at("wk"), parameters.at("bk")),
+      value_(device, grid, parameters.at("wv"), parameters.at("bv")),
+      core_(device, batch, heads, head_dim),
+      projection_(device, grid, parameters.at("wo"), parameters.at("bo")) {}
+
+Tensor Attention2D::forward(const Tensor& a) {
+  const Tensor q = query_.forward(a);  // [m/q, h/q]: token block i, heads of block j
+  const Tensor k = key_.forward(a);
+  const Tensor v = value_.forward(a);
+  const Tensor ctx = core_.forward(q, k, v);  // [m/q, h/q]
+  return projection_.forward(ctx);            // [m/q, h/q]
+}
+
+Tensor Attention2D::backward(const Tensor& dout) {
+  const Tensor dctx = projection_.backward(dout);
+  Tensor dq, dk, dv;
+  core_.backward(dctx, dq, dk, dv);
+  Tensor da = query_.backward(dq);  // each already summed over the mesh by SUMMA
+  device_.add_inplace(da, key_.backward(dk));
+  device_.add_inplace(da, value_.backward(dv));
+  return da;
+}
+
+void Attention2D::collect_gradients(TensorMap& out) const {
+  out.emplace("d_wq", query_.weight_grad());
+  out.emplace("d_bq", query_.bias_grad());
+  out.emplace("d_wk", key_.weight_grad());
+  out.emplace("d_bk", key_.bias_grad());
+  out.emplace("d_wv", value_.weight_grad());
+  out.emplace("d_bv", value_.bias_grad());
+  out.emplace("d_wo", projection_.weight_grad());
+  out.emplace("d_bo", projection_.bias_grad());
+}
+
+}  // namespace tplab::tp2d

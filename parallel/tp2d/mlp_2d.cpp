@@ -1,0 +1,36 @@
+#include "tp2d/mlp_2d.hpp"
+
+namespace tplab::tp2d {
+
+Mlp2D::Mlp2D(Device& device, Grid2D& grid, const TensorMap& parameters, Activation activation)
+    : device_(device),
+      activation_(activation),
+      fc1_(device, grid, parameters.at("w1"), parameters.at("b1")),
+      fc2_(device, grid, parameters.at("w2"), parameters.at("b2")) {}
+
+Tensor Mlp2D::forward(const Tensor& x) {
+  hidden_ = fc1_.forward(x);  // [m/q, 4h/q]
+  if (activation_ == Activation::none) return fc2_.forward(hidden_);
+  Tensor activated = device_.empty(hidden_.extents(), hidden_.dtype());
+  device_.gelu_forward(hidden_, activated);
+  return fc2_.forward(activated);  // [m/q, h/q]
+}
+
+Tensor Mlp2D::backward(const Tensor& dout) {
+  Tensor dhidden = fc2_.backward(dout);  // [m/q, 4h/q]
+  if (activation_ == Activation::gelu) {
+    Tensor dactivated = std::move(dhidden);
+    dhidden = device_.empty(hidden_.extents(), hidden_.dtype());
+    device_.gelu_backward(hidden_, dactivated, dhidden);
+  }
+  return fc1_.backward(dhidden);  // [m/q, h/q]
+}
+
+void Mlp2D::collect_gradients(TensorMap& out) const {
+  out.emplace("d_w1", fc1_.weight_grad());
+  out.emplace("d_b1", fc1_.bias_grad());
+  out.emplace("d_w2", fc2_.weight_grad());
+  out.emplace("d_b2", fc2_.bias_grad());
+}
+
+}  // namespace tplab::tp2d

@@ -1,0 +1,111 @@
+#include "tp2d/scheme_2d.hpp"
+
+#include <fmt/format.h>
+
+#include "layers/pre_ln_block.hpp"
+#include "tp2d/attention_2d.hpp"
+#include "tp2d/mlp_2d.hpp"
+
+namespace tplab::tp2d {
+namespace {
+
+/// Owns the grid so that its communicators outlive the layers that use them.
+class Module2D final : public ParallelModule {
+ public:
+  Module2D(Grid2D grid, Device& device, const BlockShape& shape, Workload workload,
+           const TensorMap& parameters)
+      : grid_(std::move(grid)),
+        inner_(make_mesh_module(device, grid_, shape, shape.b / grid_.q, workload, parameters)) {}
+
+  Tensor forward(const Tensor& x) override { return inner_->forward(x); }
+  Tensor backward(const Tensor& dy) override { return inner_->backward(dy); }
+  TensorMap gradients() const override { return inner_->gradients(); }
+
+ private:
+  Grid2D grid_;
+  std::unique_ptr<ParallelModule> inner_;
+};
+
+}  // namespace
+
+std::string Scheme2D::why_not(int world_size, const BlockShape& shape) const {
+  const int q = square_root(world_size);
+  if (q > 0 && shape.b % q == 0 && shape.heads % q == 0) return {};
+  return fmt::format(
+      "2D runs on a q x q mesh whose q divides the batch ({}) and the heads ({}), so it needs",
+      shape.b, shape.heads);
+}
+
+std::vector<TensorPlacement> mesh_placements(int world_size, int depth, const BlockShape& shape,
+                                             Workload workload) {
+  const int q = square_root(world_size / depth);
+  // rank = j + q*i + q^2*k
+  const auto i_of = [q](int r) { return (r % (q * q)) / q; };
+  const auto j_of = [q](int r) { return r % q; };
+  const auto k_of = [q](int r) { return r / (q * q); };
+  const std::string depth_note = depth > 1 ? ", replicated over k" : "";
+  const auto activation = [&](std::string_view name) {
+    return blocked(std::string(name), global_extents(name, shape),
+                   depth > 1 ? "rows by k*q+i, cols by j" : "rows by i, cols by j", world_size,
+                   depth * q, q, [&](int r) {
+                     return std::pair<std::int64_t, std::int64_t>{k_of(r) * q + i_of(r), j_of(r)};
+                   });
+  };
+  const auto weight = [&](std::string_view name) {
+    return blocked(std::string(name), global_extents(name, shape),
+                   "rows by i, cols by j" + depth_note, world_size, q, q, [&](int r) {
+                     return std::pair<std::int64_t, std::int64_t>{i_of(r), j_of(r)};
+                   });
+  };
+  const auto vector = [&](std::string_view name) {
+    return blocked(std::string(name), global_extents(name, shape),
+                   "by j, replicated over i" + depth_note, world_size, 1, q, [&](int r) {
+                     return std::pair<std::int64_t, std::int64_t>{0, j_of(r)};
+                   });
+  };
+  std::vector<TensorPlacement> p;
+  for (auto name : {"x", "dy", "y", "dx"}) p.push_back(activation(name));
+  if (workload == Workload::block) {
+    for (auto name : {"wq", "wk", "wv", "wo"}) p.push_back(weight(name));
+    for (auto name : {"ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta", "bq", "bk", "bv", "bo"}) {
+      p.push_back(vector(name));
+    }
+  }
+  for (auto name : {"w1", "w2"}) p.push_back(weight(name));
+  for (auto name : {"b1", "b2"}) p.push_back(vector(name));
+  return with_gradients(std::move(p));
+}
+
+std::vector<TensorPlacement> Scheme2D::placements(int world_size, const BlockShape& shape,
+                                                  Workload workload) const {
+  return mesh_placements(world_size, 1, shape, workload);
+}
+
+std::unique_ptr<ParallelModule> make_mesh_module(Device& device, Grid2D& grid,
+                                                 const BlockShape& shape, std::int64_t batch,
+                                                 Workload workload, const TensorMap& p) {
+  if (workload == Workload::linear_pair) {
+    return std::make_unique<SublayerModule>(
+        std::make_unique<Mlp2D>(device, grid, p, Activation::none));
+  }
+  // A token's features are spread over its row: the statistics are all-reduced there. gamma
+  // and beta blocks repeat down a column: their gradients are summed there.
+  const auto layernorm = [&](const char* gamma, const char* beta) {
+    return std::make_unique<LayerNorm>(device, grid.row.get(), grid.column.get(), shape.h,
+                                       p.at(gamma), p.at(beta));
+  };
+  return std::make_unique<PreLnBlock>(
+      device, layernorm("ln1_gamma", "ln1_beta"),
+      std::make_unique<Attention2D>(device, grid, batch, shape.heads / grid.q, shape.head_dim(), p),
+      layernorm("ln2_gamma", "ln2_beta"),
+      std::make_unique<Mlp2D>(device, grid, p, Activation::gelu));
+}
+
+std::unique_ptr<ParallelModule> Scheme2D::make_module(Comm& world, Device& device,
+                                                      const BlockShape& shape, Workload workload,
+                                                      TensorMap parameters) const {
+  validate(world.size(), shape);
+  return std::make_unique<Module2D>(Grid2D::build(world), device, shape, workload, parameters);
+}
+
+}  // namespace tplab::tp2d

@@ -1,0 +1,34 @@
+/// @file
+/// Scheme2p5D: Tesseract-style 2.5D tensor parallelism on d layers of q x q meshes.
+#pragma once
+
+#include "scheme/scheme.hpp"
+
+namespace tplab::tp2p5d {
+
+/// d depth layers, each a 2D mesh running SUMMA on its own tokens (tokens are split d*q ways:
+/// layer k holds token blocks k*q .. k*q+q-1). Weights are replicated over the layers while
+/// their data differ, so every parameter gradient is all-reduced over the depth group.
+/// Wang et al. 2021, "Tesseract", arXiv 2105.14500.
+class Scheme2p5D final : public Scheme {
+ public:
+  /// depth 0 picks d for each world size: d = p / q^2 with the largest usable q.
+  explicit Scheme2p5D(int depth) : depth_(depth) {}
+  std::string name() const override { return "2.5d"; }
+  std::vector<int> default_world_sizes() const override;
+  std::string describe_grid(int world_size, const BlockShape& shape) const override;
+  std::string why_not(int world_size, const BlockShape& shape) const override;
+  std::vector<TensorPlacement> placements(int world_size, const BlockShape& shape,
+                                          Workload workload) const override;
+  std::unique_ptr<ParallelModule> make_module(Comm& world, Device& device, const BlockShape& shape,
+                                              Workload workload,
+                                              TensorMap parameters) const override;
+
+  /// The depth used at `world_size` (the chosen one, or the automatic choice), 0 if none fits.
+  int depth_for(int world_size, const BlockShape& shape) const;
+
+ private:
+  int depth_;
+};
+
+}  // namespace tplab::tp2p5d
