@@ -120,8 +120,8 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
 
 void print_summary(const nlohmann::json& runs, const std::vector<std::string>& crashed) {
   fmt::print("\n{:=<78}\nsummary\n", "");
-  fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>9} {:>10}  {}\n", "scheme", "np", "dtype", "check",
-             "tensors", "max used", "max rel_l2", "verdict");
+  fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10}  {}\n", "scheme", "np", "grid",
+             "dtype", "check", "tensors", "max used", "max rel_l2", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
     for (const auto& t : r["tensors"]) {
@@ -131,8 +131,9 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
       used = std::max(used, value("tolerance_used"));
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>8.0f}% {:>10.2e}  {}\n",
-               r["scheme"].get<std::string>(), r["np"].get<int>(), r["dtype"].get<std::string>(),
+    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e}  {}\n",
+               r["scheme"].get<std::string>(), r["np"].get<int>(), r["grid"].get<std::string>(),
+               r["dtype"].get<std::string>(),
                r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(), used * 100, rel,
                r["pass"].get<bool>() ? "PASS" : "FAIL");
   }

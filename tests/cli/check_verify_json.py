@@ -1,7 +1,7 @@
 """Checks the JSON that `tplab verify --json` writes: the fields the README documents, and
 that every verdict follows from the numbers beside it.
 
-usage: check_verify_json.py FILE
+usage: check_verify_json.py FILE [SCHEME,...]   (the schemes that must appear)
 """
 import json
 import math
@@ -27,6 +27,9 @@ def main():
         if run["np"] > 1:
             calls = sum(c["calls"] for c in run["comm"]["forward"] + run["comm"]["backward"])
             assert calls > 0, "a multi-rank run must communicate"
+    if len(sys.argv) > 2:
+        missing = set(sys.argv[2].split(",")) - {run["scheme"] for run in runs}
+        assert not missing, f"no runs of {sorted(missing)}"
     print(f"ok: {len(runs)} runs, every field present and consistent")
 
 
