@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
+#include "layers/finite_check.hpp"
 #include "job_series.hpp"
 #include "mpi_launch.hpp"
 #include "report.hpp"
@@ -27,6 +28,7 @@ struct VerifyOptions {
   std::string shape = std::string(kDefaultShape);
   std::uint64_t seed = 1;
   bool exact = false;
+  bool check_finite = false;
   std::string json;
   int depth = 0;
   int timeout = 300;
@@ -47,7 +49,7 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
     const DType dtype = parse_dtype(d);
     for (bool exact : {false, true}) {
       if (o.exact && !exact) continue;
-      runs.push_back({scheme, SchemeOptions{o.depth}, shape, dtype, o.seed, exact});
+      runs.push_back({scheme, SchemeOptions{o.depth}, shape, dtype, o.seed, exact, o.check_finite});
     }
   }
   return runs;
@@ -87,9 +89,15 @@ int verify_in_world(const VerifyOptions& o) {
     // Every rank reached the same verdict before any collective: report it and leave together.
     fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", rank, world->size(), e.what());
     return kExitUsage;
+  } catch (const NonFiniteError& e) {
+    // Only this rank may have seen it: end the whole job rather than leave the others waiting.
+    fmt::print(stderr, "tplab: [rank {}/{}] --check-finite: {}; ending the job\n", rank,
+               world->size(), e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitFailed);
+    return kExitFailed;
   } catch (const std::exception& e) {
-    // Only this rank may know: end the whole job rather than leave the others in a collective.
-    fmt::print(stderr, "tplab: internal error [rank {}/{}]: {}\n", rank, world->size(), e.what());
+    fmt::print(stderr, "tplab: rank {}/{} failed: {}; ending the job\n", rank, world->size(),
+               e.what());
     MPI_Abort(MPI_COMM_WORLD, kExitInternal);
     return kExitInternal;
   }
@@ -115,6 +123,7 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
                                    "--json",
                                    json};
   if (o.exact) args.push_back("--exact");
+  if (o.check_finite) args.push_back("--check-finite");
   return args;
 }
 
@@ -183,6 +192,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", o->seed, "seed of inputs and weights")->capture_default_str();
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
+  cmd->add_flag("--check-finite", o->check_finite,
+                "check every stage of the block for NaN or Inf and report the first that has one");
   cmd->add_option("--depth", o->depth,
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_option("--json", o->json, "write the results as JSON");

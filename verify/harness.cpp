@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "layers/finite_check.hpp"
 #include "problem.hpp"
 
 namespace tplab::verify {
@@ -94,6 +95,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   const std::vector<TensorPlacement> placements =
       scheme->placements(world.size(), config.shape, workload);
   const int rank = world.rank();
+  set_check_finite(config.check_finite);
 
   TensorMap parameters;
   for (const auto& [name, array] : inputs) {

@@ -21,6 +21,7 @@ struct RunConfig {
   DType dtype = DType::f64;
   std::uint64_t seed = 1;
   bool exact = false;  ///< integer inputs, linear pair only, zero tolerance
+  bool check_finite = false;  ///< stop at the first stage of the block that makes a NaN or Inf
 };
 
 /// What one run found, complete on every rank.

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "comm/fault_injection.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
@@ -14,36 +15,38 @@ Comm::Comm(std::string group, std::shared_ptr<CommCounters> counters)
 }
 
 template <typename F>
-void Comm::counted(Collective c, const Tensor& logical, F&& transport) {
+void Comm::counted(Collective c, const Tensor& logical, Tensor& result, F&& transport) {
+  before_collective(c, group_);
   const auto start = std::chrono::steady_clock::now();
   transport();
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  after_collective(c, group_, result);
   if (size() == 1) return;  // nothing crossed a link
   counters_->record(c, group_, size(), logical.numel(), static_cast<std::int64_t>(logical.bytes()),
                     elapsed.count());
 }
 
 void Comm::all_reduce(Tensor& x, ReduceOp op) {
-  counted(Collective::all_reduce, x, [&] { do_all_reduce(x, op); });
+  counted(Collective::all_reduce, x, x, [&] { do_all_reduce(x, op); });
 }
 
 void Comm::all_gather(const Tensor& shard, Tensor& full) {
   check(shard.dtype() == full.dtype() && shard.numel() * size() == full.numel(),
         fmt::format("all_gather on '{}': shard {} x {} ranks != full {}", group_,
                     to_string(shard.extents()), size(), to_string(full.extents())));
-  counted(Collective::all_gather, full, [&] { do_all_gather(shard, full); });
+  counted(Collective::all_gather, full, full, [&] { do_all_gather(shard, full); });
 }
 
 void Comm::reduce_scatter(const Tensor& full, Tensor& shard) {
   check(shard.dtype() == full.dtype() && shard.numel() * size() == full.numel(),
         fmt::format("reduce_scatter on '{}': full {} != shard {} x {} ranks", group_,
                     to_string(full.extents()), to_string(shard.extents()), size()));
-  counted(Collective::reduce_scatter, full, [&] { do_reduce_scatter(full, shard); });
+  counted(Collective::reduce_scatter, full, shard, [&] { do_reduce_scatter(full, shard); });
 }
 
 void Comm::broadcast(Tensor& x, int root) {
   check(root >= 0 && root < size(), fmt::format("broadcast root {} on '{}'", root, group_));
-  counted(Collective::broadcast, x, [&] { do_broadcast(x, root); });
+  counted(Collective::broadcast, x, x, [&] { do_broadcast(x, root); });
 }
 
 void Comm::reduce(const Tensor& in, Tensor& out, int root) {
@@ -51,7 +54,7 @@ void Comm::reduce(const Tensor& in, Tensor& out, int root) {
   check(in.dtype() == out.dtype() && in.numel() == out.numel(),
         fmt::format("reduce on '{}': in {} out {}", group_, to_string(in.extents()),
                     to_string(out.extents())));
-  counted(Collective::reduce, in, [&] { do_reduce(in, out, root); });
+  counted(Collective::reduce, in, out, [&] { do_reduce(in, out, root); });
 }
 
 }  // namespace tplab

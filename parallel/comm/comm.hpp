@@ -55,7 +55,7 @@ class Comm {
 
  private:
   template <typename F>
-  void counted(Collective c, const Tensor& logical, F&& transport);
+  void counted(Collective c, const Tensor& logical, Tensor& result, F&& transport);
 
   std::string group_;
   std::shared_ptr<CommCounters> counters_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/fault_injection.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
@@ -41,6 +42,14 @@ void mpi_check(int code, const char* call) {
 MpiSession::MpiSession() {
   int provided = 0;
   mpi_check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  try {
+    arm_fault_injection(rank);
+  } catch (...) {
+    MPI_Finalize();  // every rank refuses alike, so every rank can leave cleanly
+    throw;
+  }
 }
 
 MpiSession::~MpiSession() {

@@ -311,6 +311,20 @@ void CpuDevice::merge_heads(const Tensor& x, std::int64_t batch, std::int64_t he
   });
 }
 
+std::int64_t CpuDevice::first_nonfinite(const Tensor& x) {
+  std::int64_t index = -1;
+  dispatch(x.dtype(), [&]<typename T>() {
+    const T* v = x.data_as<T>();
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      if (!std::isfinite(v[i])) {
+        index = i;
+        return;
+      }
+    }
+  });
+  return index;
+}
+
 // ---- LayerNorm ------------------------------------------------------------------------------
 
 void CpuDevice::row_sum(const Tensor& x, Tensor& out) {

@@ -38,6 +38,8 @@ class CpuDevice final : public Device {
   void split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) override;
   void merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) override;
 
+  std::int64_t first_nonfinite(const Tensor& x) override;
+
   void row_sum(const Tensor& x, Tensor& out) override;
   void row_sum_squared_deviation(const Tensor& x, const Tensor& mean, Tensor& out) override;
   void layernorm_apply(const Tensor& x, const Tensor& mean, const Tensor& var, double eps,

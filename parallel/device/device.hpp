@@ -73,6 +73,9 @@ class Device {
   virtual void merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads,
                            Tensor& out) = 0;
 
+  /// Row-major index of the first NaN or Inf in x, or -1 when every element is finite.
+  virtual std::int64_t first_nonfinite(const Tensor& x) = 0;
+
   // ---- LayerNorm, split into the parts a distributed LayerNorm needs ------------------------
   /// out[r] = sum_c x[r, c] (+ beta * out[r]).
   virtual void row_sum(const Tensor& x, Tensor& out) = 0;

@@ -1,5 +1,6 @@
 #include "layers/pre_ln_block.hpp"
 
+#include "layers/finite_check.hpp"
 #include "scheme/block_shape.hpp"
 
 namespace tplab {
@@ -14,18 +15,32 @@ PreLnBlock::PreLnBlock(Device& device, std::unique_ptr<LayerNorm> ln1,
       mlp_(std::move(mlp)) {}
 
 Tensor PreLnBlock::forward(const Tensor& x) {
-  Tensor x1 = attention_->forward(ln1_->forward(x));
+  check_finite(device_, x, "block input x");
+  const Tensor a = ln1_->forward(x);
+  check_finite(device_, a, "LN1 output (forward)");
+  Tensor x1 = attention_->forward(a);
+  check_finite(device_, x1, "attention output (forward)");
   device_.add_inplace(x1, x);  // x1 = x + Attention(LN1(x))
-  Tensor y = mlp_->forward(ln2_->forward(x1));
+  const Tensor m = ln2_->forward(x1);
+  check_finite(device_, m, "LN2 output (forward)");
+  Tensor y = mlp_->forward(m);
+  check_finite(device_, y, "MLP output (forward)");
   device_.add_inplace(y, x1);  // y = x1 + MLP(LN2(x1))
   return y;
 }
 
 Tensor PreLnBlock::backward(const Tensor& dy) {
+  check_finite(device_, dy, "output gradient dy");
+  const Tensor dm = mlp_->backward(dy);
+  check_finite(device_, dm, "MLP input gradient (backward)");
   // dy reaches x1 twice: through the residual and through the MLP branch.
-  Tensor dx1 = ln2_->backward(mlp_->backward(dy));
+  Tensor dx1 = ln2_->backward(dm);
+  check_finite(device_, dx1, "LN2 input gradient (backward)");
   device_.add_inplace(dx1, dy);
-  Tensor dx = ln1_->backward(attention_->backward(dx1));
+  const Tensor da = attention_->backward(dx1);
+  check_finite(device_, da, "attention input gradient (backward)");
+  Tensor dx = ln1_->backward(da);
+  check_finite(device_, dx, "LN1 input gradient (backward)");
   device_.add_inplace(dx, dx1);
   return dx;
 }
