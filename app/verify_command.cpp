@@ -29,7 +29,10 @@ struct VerifyOptions {
   bool exact = false;
   std::string json;
   int depth = 1;
+  bool regather = false;
   int timeout = 300;
+
+  SchemeOptions scheme_options() const { return {depth, regather}; }
 };
 
 std::vector<std::string> chosen_schemes(const VerifyOptions& o) {
@@ -47,7 +50,7 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
     const DType dtype = parse_dtype(d);
     for (bool exact : {false, true}) {
       if (o.exact && !exact) continue;
-      runs.push_back({scheme, SchemeOptions{o.depth}, shape, dtype, o.seed, exact});
+      runs.push_back({scheme, o.scheme_options(), shape, dtype, o.seed, exact});
     }
   }
   return runs;
@@ -120,13 +123,14 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Launch& l
                                    "--json",
                                    json};
   if (o.exact) args.push_back("--exact");
+  if (o.regather) args.push_back("--regather");
   return args;
 }
 
 void print_summary(const nlohmann::json& runs, const std::vector<std::string>& crashed) {
   fmt::print("\n{:=<78}\nsummary\n", "");
-  fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>9} {:>10}  {}\n", "scheme", "np", "dtype", "check",
-             "tensors", "max used", "max rel_l2", "verdict");
+  fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>9} {:>10} {:>10}  {}\n", "scheme", "np", "dtype",
+             "check", "tensors", "max used", "max rel_l2", "kept KiB", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
     for (const auto& t : r["tensors"]) {
@@ -136,10 +140,10 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
       used = std::max(used, value("tolerance_used"));
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>8.0f}% {:>10.2e}  {}\n",
+    fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f}  {}\n",
                r["scheme"].get<std::string>(), r["np"].get<int>(), r["dtype"].get<std::string>(),
                r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(), used * 100, rel,
-               r["pass"].get<bool>() ? "PASS" : "FAIL");
+               r["saved_bytes"].get<double>() / 1024, r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
   for (const auto& c : crashed) fmt::print("  {}\n", c);
 }
@@ -149,7 +153,7 @@ int drive(const VerifyOptions& o) {
   for (const auto& d : o.dtypes) parse_dtype(d);
   std::vector<Launch> launches;
   for (const auto& name : chosen_schemes(o)) {
-    const auto scheme = make_scheme(name, SchemeOptions{o.depth});
+    const auto scheme = make_scheme(name, o.scheme_options());
     const std::vector<int> sizes = o.np.empty() ? scheme->default_world_sizes() : o.np;
     for (int np : sizes) {
       if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
@@ -202,7 +206,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "verify",
       "Check every scheme against the single-device reference, tensor by tensor.\n"
       "Launches mpiexec itself; under mpiexec it runs that one world size.");
-  cmd->add_option("--scheme", o->schemes, "schemes to check: 1d (default: all)")->delimiter(',');
+  cmd->add_option("--scheme", o->schemes, "schemes to check: 1d, 3d (default: all)")
+      ->delimiter(',');
   cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
   cmd->add_option("--dtype", o->dtypes, "f64, f32")->delimiter(',')->capture_default_str();
   cmd->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
@@ -210,6 +215,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
   cmd->add_option("--depth", o->depth, "2.5D depth d")->capture_default_str();
+  cmd->add_flag("--regather", o->regather,
+                "3D: keep only the local shards from forward and gather X~ and W~ again in "
+                "backward (less memory, more communication)");
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();

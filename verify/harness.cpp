@@ -91,6 +91,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   const Tensor y = module->forward(x);
   result.forward_seconds = seconds_since(start);
   result.comm_forward = counters.snapshot();
+  const std::size_t saved_bytes = module->saved_bytes();
 
   counters.reset();
   start = Clock::now();
@@ -128,6 +129,10 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   }
   Tensor all = host.empty({world.size() * packed.numel()}, DType::f64);
   world.all_gather(packed, all);
+  Tensor most_saved = host.empty({1}, DType::f64);
+  host.fill(most_saved, static_cast<double>(saved_bytes));
+  world.all_reduce(most_saved, ReduceOp::max);
+  result.saved_bytes = static_cast<std::size_t>(most_saved.data_as<double>()[0]);
 
   result.pass = true;
   for (std::size_t t = 0; t < names.size(); ++t) {

@@ -31,6 +31,7 @@ struct RunResult {
   std::vector<TensorCheck> tensors;
   std::vector<CollectiveCount> comm_forward, comm_backward;  ///< per rank (rank 0's)
   double forward_seconds = 0, backward_seconds = 0;
+  std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
   bool pass = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "tp1d/scheme_1d.hpp"
+#include "tp3d/scheme_3d.hpp"
 
 namespace tplab {
 
@@ -25,10 +26,10 @@ void Scheme::validate(int world_size, const BlockShape& shape) const {
   const std::string why = why_not(world_size, shape);
   if (why.empty()) return;
   const std::vector<int> sizes = usable_world_sizes(shape, 64);
-  throw UsageError(fmt::format("{} {}; got {}", why,
-                               sizes.empty() ? "a rank count that no world of up to 64 ranks has"
-                                             : alternatives(sizes) + " ranks",
-                               world_size));
+  std::string would_work = alternatives(sizes) + " ranks";
+  if (sizes.empty()) would_work = "a rank count that no world of up to 64 ranks has";
+  if (sizes == std::vector<int>{1}) would_work = "1 rank";
+  throw UsageError(fmt::format("{} {}; got {}", why, would_work, world_size));
 }
 
 std::string alternatives(const std::vector<int>& sizes) {
@@ -57,12 +58,12 @@ std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placeme
 }
 
 std::vector<std::string> scheme_names() {
-  return {"1d"};
+  return {"1d", "3d"};
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
-  (void)options;
   if (name == "1d") return std::make_unique<tp1d::Scheme1D>();
+  if (name == "3d") return std::make_unique<tp3d::Scheme3D>(options.regather);
   throw UsageError(
       fmt::format("unknown scheme '{}' (known: {})", name, fmt::join(scheme_names(), ", ")));
 }
