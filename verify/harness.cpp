@@ -18,15 +18,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
-                    int rank, DType dtype) {
-  Tensor t = device.empty(placement.local_extents(rank), dtype);
-  const std::vector<double> values =
-      global.block(placement.blocks.at(static_cast<std::size_t>(rank)));
-  device.upload(values, t);
-  return t;
-}
-
 /// Integer inputs keep every sum exact only while partial sums stay below 2^24 (f32's
 /// integer range). The largest |value| of the reference outputs bounds every partial sum.
 void require_exact_range(const HostArrays& reference, DType dtype) {
@@ -44,6 +35,15 @@ void require_exact_range(const HostArrays& reference, DType dtype) {
 }
 
 }  // namespace
+
+Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
+                    int rank, DType dtype) {
+  Tensor t = device.empty(placement.local_extents(rank), dtype);
+  const std::vector<double> values =
+      global.block(placement.blocks.at(static_cast<std::size_t>(rank)));
+  device.upload(values, t);
+  return t;
+}
 
 std::vector<std::string> checked_tensors(Workload workload) {
   std::vector<std::string> names = {"y", "dx"};

@@ -8,6 +8,7 @@
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "host_array.hpp"
 #include "scheme/scheme.hpp"
 #include "tensor_check.hpp"
 
@@ -40,6 +41,10 @@ struct RunResult {
 /// over `world`; throws UsageError (identically on every rank, before any collective) when
 /// the scheme cannot run this configuration.
 RunResult run_verification(Comm& world, Device& device, const RunConfig& config);
+
+/// `rank`'s shard of the global array, as `placement` cuts it, on `device` in `dtype`.
+Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
+                    int rank, DType dtype);
 
 /// The names of the tensors a run compares, in report order: y, dx, then parameter gradients.
 std::vector<std::string> checked_tensors(Workload workload);

@@ -12,10 +12,10 @@ namespace tplab::tp3d {
 
 /// On rank (i, j, k), with n heads of d = h/n features:
 ///
-///   A[m/q^2, h/q]      token block (j, i), feature block k          (the block's layout)
-///   Q, K, V [m/q^2, h/q]  token block (j, k), feature block i = heads i*n/q .. (i+1)*n/q - 1
-///   ctx [m/q^2, h/q]   the same layout as Q
-///   out [m/q^2, h/q]   token block (j, i), feature block k          (the block's layout again)
+///   A[m/q^2, h/q]         token block j*q + i, feature block k   (the block's layout)
+///   Q, K, V[m/q^2, h/q]   token block j*q + k, feature block i = heads i*n/q .. (i+1)*n/q - 1
+///   ctx[m/q^2, h/q]       the same layout as Q
+///   out[m/q^2, h/q]       token block j*q + i, feature block k   (the block's layout again)
 ///
 ///   A -> all_gather over input, once for Q, K and V -> Q, K, V (Linear3D, kReadsBlockLayout)
 ///     -> causal attention on whole heads (TokenBlockAttention over output_weight, the q^2

@@ -12,10 +12,10 @@ namespace tplab::tp3d {
 /// the rank's coordinates along the roles' input, weight and output axes (for
 /// kReadsBlockLayout: i, j and k):
 ///
-///   X[m/q^2, in/q]    token block (t, a) of q^2, in-feature block c     (this rank's shard)
-///   W[in/q^2, out/q]  in-feature block (c, t) of q^2, out-feature block a
+///   X[m/q^2, in/q]    token block t*q + a, in-feature block c
+///   W[in/q^2, out/q]  in-feature block c*q + t, out-feature block a
 ///   b[out/q]          out-feature block a, the same on the q^2 ranks of the output x weight plane
-///   Y[m/q^2, out/q]   token block (t, c) of q^2, out-feature block a
+///   Y[m/q^2, out/q]   token block t*q + c, out-feature block a
 ///
 ///   forward:  X~ = all_gather(X over input)          [m/q, in/q]     (InputGather3D)
 ///             W~ = all_gather(W over weight)         [in/q, out/q]

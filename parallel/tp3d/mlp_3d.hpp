@@ -11,9 +11,9 @@ namespace tplab::tp3d {
 
 /// On rank (i, j, k):
 ///
-///   X[m/q^2, h/q]        token block (j, i), feature block k     (the block's layout)
-///   H[m/q^2, 4h/q]       token block (j, k), feature block i
-///   out[m/q^2, h/q]      token block (j, i), feature block k     (the block's layout again)
+///   X[m/q^2, h/q]     token block j*q + i, feature block k   (the block's layout)
+///   H[m/q^2, 4h/q]    token block j*q + k, feature block i
+///   out[m/q^2, h/q]   token block j*q + i, feature block k   (the block's layout again)
 ///
 ///   X -> fc1 (Linear3D, kReadsBlockLayout) -> H -> GELU, local -> fc2 (kWritesBlockLayout) -> out
 ///
