@@ -8,8 +8,8 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
-#include "layers/finite_check.hpp"
 #include "job_series.hpp"
+#include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
 #include "report.hpp"
 
@@ -17,9 +17,10 @@ namespace tplab::app {
 namespace {
 
 /// A shape every scheme can use at its default world sizes: a batch of 12 sequences and 12
-/// heads divide by 1, 2, 3 and 4 (whole sequences and heads per rank); hidden 72 divides by
-/// 4, 8 and 9.
-constexpr std::string_view kDefaultShape = "12,8,72,12";
+/// heads divide by 1, 2, 3 and 4 (whole sequences and heads per rank); 72 tokens and hidden 72
+/// divide by 4 and 9 (3D's q^2 at q = 2 and 3; at q = 3 a rank's 8 tokens cut 6-token
+/// sequences, which 3D's attention handles by gathering keys and values).
+constexpr std::string_view kDefaultShape = "12,6,72,12";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -31,7 +32,10 @@ struct VerifyOptions {
   bool check_finite = false;
   std::string json;
   int depth = 0;
+  bool regather = false;
   int timeout = 300;
+
+  SchemeOptions scheme_options() const { return {depth, regather}; }
 };
 
 std::vector<std::string> chosen_schemes(const VerifyOptions& o) {
@@ -49,7 +53,7 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
     const DType dtype = parse_dtype(d);
     for (bool exact : {false, true}) {
       if (o.exact && !exact) continue;
-      runs.push_back({scheme, SchemeOptions{o.depth}, shape, dtype, o.seed, exact, o.check_finite});
+      runs.push_back({scheme, o.scheme_options(), shape, dtype, o.seed, exact, o.check_finite});
     }
   }
   return runs;
@@ -124,13 +128,14 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
                                    json};
   if (o.exact) args.push_back("--exact");
   if (o.check_finite) args.push_back("--check-finite");
+  if (o.regather) args.push_back("--regather");
   return args;
 }
 
 void print_summary(const nlohmann::json& runs, const std::vector<std::string>& crashed) {
   fmt::print("\n{:=<78}\nsummary\n", "");
-  fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10}  {}\n", "scheme", "np", "grid",
-             "dtype", "check", "tensors", "max used", "max rel_l2", "verdict");
+  fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10}  {}\n", "scheme", "np",
+             "grid", "dtype", "check", "tensors", "max used", "max rel_l2", "kept KiB", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
     for (const auto& t : r["tensors"]) {
@@ -140,11 +145,11 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
       used = std::max(used, value("tolerance_used"));
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e}  {}\n",
+    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f}  {}\n",
                r["scheme"].get<std::string>(), r["np"].get<int>(), r["grid"].get<std::string>(),
-               r["dtype"].get<std::string>(),
-               r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(), used * 100, rel,
-               r["pass"].get<bool>() ? "PASS" : "FAIL");
+               r["dtype"].get<std::string>(), r["exact"].get<bool>() ? "exact" : "block",
+               r["tensors"].size(), std::min(used * 100, 99999.0), rel,
+               r["saved_bytes"].get<double>() / 1024, r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
   for (const auto& c : crashed) fmt::print("  {}\n", c);
 }
@@ -154,7 +159,7 @@ int drive(const VerifyOptions& o) {
   for (const auto& d : o.dtypes) parse_dtype(d);
   std::vector<Job> jobs;
   for (const auto& name : chosen_schemes(o)) {
-    const auto scheme = make_scheme(name, SchemeOptions{o.depth});
+    const auto scheme = make_scheme(name, o.scheme_options());
     for (int np : o.np.empty() ? scheme->default_world_sizes() : o.np) {
       scheme->validate(np, shape);
       jobs.push_back({name, np});
@@ -184,7 +189,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "verify",
       "Check every scheme against the single-device reference, tensor by tensor.\n"
       "Launches mpiexec itself; under mpiexec it runs that one world size.");
-  cmd->add_option("--scheme", o->schemes, "schemes to check: 1d, 2d, 2.5d (default: all)")
+  cmd->add_option("--scheme", o->schemes, "schemes to check: 1d, 2d, 2.5d, 3d (default: all)")
       ->delimiter(',');
   cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
   cmd->add_option("--dtype", o->dtypes, "f64, f32")->delimiter(',')->capture_default_str();
@@ -196,6 +201,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                 "check every stage of the block for NaN or Inf and report the first that has one");
   cmd->add_option("--depth", o->depth,
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
+  cmd->add_flag("--regather", o->regather,
+                "3D: keep only the local shards from forward and gather X~ and W~ again in "
+                "backward (less memory, more communication)");
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();

@@ -20,15 +20,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
-                    int rank, DType dtype) {
-  Tensor t = device.empty(placement.local_extents(rank), dtype);
-  const std::vector<double> values =
-      global.block(placement.blocks.at(static_cast<std::size_t>(rank)));
-  device.upload(values, t);
-  return t;
-}
-
 /// Integer inputs keep every sum exact only while partial sums stay below 2^24 (f32's
 /// integer range). The largest |value| of the reference outputs bounds every partial sum.
 void require_exact_range(const HostArrays& reference, DType dtype) {
@@ -72,6 +63,15 @@ void compare_replicas(TensorCheck& c, const TensorPlacement& placement, const Pa
 }
 
 }  // namespace
+
+Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
+                    int rank, DType dtype) {
+  Tensor t = device.empty(placement.local_extents(rank), dtype);
+  const std::vector<double> values =
+      global.block(placement.blocks.at(static_cast<std::size_t>(rank)));
+  device.upload(values, t);
+  return t;
+}
 
 std::vector<std::string> checked_tensors(Workload workload) {
   std::vector<std::string> names = {"y", "dx"};
@@ -121,6 +121,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   const Tensor y = module->forward(x);
   result.forward_seconds = seconds_since(start);
   result.comm_forward = counters.snapshot();
+  const std::size_t saved_bytes = module->saved_bytes();
 
   counters.reset();
   start = Clock::now();
@@ -158,6 +159,10 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   }
   Tensor all = host.empty({world.size() * packed.numel()}, DType::f64);
   world.all_gather(packed, all);
+  Tensor most_saved = host.empty({1}, DType::f64);
+  host.fill(most_saved, static_cast<double>(saved_bytes));
+  world.all_reduce(most_saved, ReduceOp::max);
+  result.saved_bytes = static_cast<std::size_t>(most_saved.data_as<double>()[0]);
 
   result.pass = true;
   for (std::size_t t = 0; t < names.size(); ++t) {

@@ -8,6 +8,7 @@
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "host_array.hpp"
 #include "scheme/scheme.hpp"
 #include "tensor_check.hpp"
 
@@ -20,7 +21,7 @@ struct RunConfig {
   BlockShape shape{2, 16, 64, 4};
   DType dtype = DType::f64;
   std::uint64_t seed = 1;
-  bool exact = false;  ///< integer inputs, linear pair only, zero tolerance
+  bool exact = false;         ///< integer inputs, linear pair only, zero tolerance
   bool check_finite = false;  ///< stop at the first stage of the block that makes a NaN or Inf
 };
 
@@ -33,6 +34,7 @@ struct RunResult {
   std::vector<TensorCheck> tensors;
   std::vector<CollectiveCount> comm_forward, comm_backward;  ///< per rank (rank 0's)
   double forward_seconds = 0, backward_seconds = 0;
+  std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
   bool pass = false;
 };
 
@@ -41,6 +43,10 @@ struct RunResult {
 /// over `world`; throws UsageError (identically on every rank, before any collective) when
 /// the scheme cannot run this configuration.
 RunResult run_verification(Comm& world, Device& device, const RunConfig& config);
+
+/// `rank`'s shard of the global array, as `placement` cuts it, on `device` in `dtype`.
+Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
+                    int rank, DType dtype);
 
 /// The names of the tensors a run compares, in report order: y, dx, then parameter gradients.
 std::vector<std::string> checked_tensors(Workload workload);

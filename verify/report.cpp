@@ -26,9 +26,10 @@ std::string shape_text(const RunConfig& c) {
 
 void print_run(const RunResult& run, std::FILE* out) {
   const RunConfig& c = run.config;
-  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}\n", c.scheme, run.world_size,
+  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}\n", c.scheme, run.world_size,
              run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
-             c.exact ? " | exact (integer inputs, linear pair)" : "");
+             c.exact ? " | exact (integer inputs, linear pair)" : "",
+             c.options.regather ? " | regather" : "");
   fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>7} {:>5}  {}\n", "tensor", "shape",
              "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
   for (const TensorCheck& t : run.tensors) {
@@ -59,6 +60,9 @@ void print_run(const RunResult& run, std::FILE* out) {
   }
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
+  fmt::print(out, "  kept from forward for backward: {} bytes on the rank that keeps most{}\n",
+             run.saved_bytes,
+             c.options.regather ? " (gathered copies dropped, gathered again)" : "");
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms)\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
              run.backward_seconds * 1e3);
@@ -107,13 +111,15 @@ nlohmann::json to_json(const RunResult& run) {
       {"backend", run.backend},
       {"dtype", dtype_name(c.dtype)},
       {"exact", c.exact},
+      {"regather", c.options.regather},
       {"seed", c.seed},
       {"shape", {{"b", c.shape.b}, {"s", c.shape.s}, {"h", c.shape.h}, {"heads", c.shape.heads}}},
       {"pass", run.pass},
       {"tensors", tensors},
       {"comm",
        {{"forward", comm_json(run.comm_forward)}, {"backward", comm_json(run.comm_backward)}}},
-      {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}}};
+      {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}},
+      {"saved_bytes", run.saved_bytes}};
 }
 
 }  // namespace tplab::verify

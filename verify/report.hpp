@@ -12,8 +12,9 @@ namespace tplab::verify {
 /// The run's heading, one row per tensor, the communication per rank, and its verdict.
 void print_run(const RunResult& run, std::FILE* out);
 
-/// {"scheme", "np", "backend", "dtype", "exact", "shape": {...}, "pass", "tensors": [...],
-///  "comm": {"forward": [...], "backward": [...]}, "seconds": {...}}
+/// {"scheme", "np", "backend", "dtype", "exact", "regather", "shape": {...}, "pass",
+///  "tensors": [...], "comm": {"forward": [...], "backward": [...]}, "seconds": {...},
+///  "saved_bytes"}
 nlohmann::json to_json(const RunResult& run);
 
 /// The communication record of one phase as JSON rows.

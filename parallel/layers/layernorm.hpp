@@ -33,6 +33,8 @@ class LayerNorm {
 
   const Tensor& gamma_grad() const { return gamma_grad_; }
   const Tensor& beta_grad() const { return beta_grad_; }
+  /// Bytes kept from forward for backward: xhat and 1/std.
+  std::size_t saved_bytes() const { return xhat_.bytes() + rstd_.bytes(); }
 
   static constexpr double kEps = 1e-5;
 

@@ -19,6 +19,8 @@ class Sublayer {
   virtual Tensor backward(const Tensor& dy) = 0;
   /// Adds this sublayer's gradient shards to `out` ("d_wq" -> shard).
   virtual void collect_gradients(TensorMap& out) const = 0;
+  /// Bytes kept from forward for backward, valid after forward.
+  virtual std::size_t saved_bytes() const = 0;
 };
 
 }  // namespace tplab

@@ -9,6 +9,7 @@
 #include "tp1d/scheme_1d.hpp"
 #include "tp2d/scheme_2d.hpp"
 #include "tp2p5d/scheme_2p5d.hpp"
+#include "tp3d/scheme_3d.hpp"
 
 namespace tplab {
 
@@ -27,10 +28,10 @@ void Scheme::validate(int world_size, const BlockShape& shape) const {
   const std::string why = why_not(world_size, shape);
   if (why.empty()) return;
   const std::vector<int> sizes = usable_world_sizes(shape, 64);
-  throw UsageError(fmt::format("{} {}; got {}", why,
-                               sizes.empty() ? "a rank count that no world of up to 64 ranks has"
-                                             : alternatives(sizes) + " ranks",
-                               world_size));
+  std::string would_work = alternatives(sizes) + " ranks";
+  if (sizes.empty()) would_work = "a rank count that no world of up to 64 ranks has";
+  if (sizes == std::vector<int>{1}) would_work = "1 rank";
+  throw UsageError(fmt::format("{} {}; got {}", why, would_work, world_size));
 }
 
 std::string alternatives(const std::vector<int>& sizes) {
@@ -59,7 +60,7 @@ std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placeme
 }
 
 std::vector<std::string> scheme_names() {
-  return {"1d", "2d", "2.5d"};
+  return {"1d", "2d", "2.5d", "3d"};
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
@@ -72,6 +73,7 @@ std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& 
     }
     return std::make_unique<tp2p5d::Scheme2p5D>(options.depth);
   }
+  if (name == "3d") return std::make_unique<tp3d::Scheme3D>(options.regather);
   throw UsageError(
       fmt::format("unknown scheme '{}' (known: {})", name, fmt::join(scheme_names(), ", ")));
 }

@@ -20,7 +20,8 @@ enum class Workload { block, linear_pair };
 
 /// Options some schemes take.
 struct SchemeOptions {
-  int depth = 0;  ///< 2.5D: number of depth layers d (0: chosen from the world size)
+  int depth = 0;          ///< 2.5D: number of depth layers d (0: chosen from the world size)
+  bool regather = false;  ///< 3D: gather X~ and W~ again in backward instead of keeping them
 };
 
 /// A tensor-parallel scheme. Everything here except make_module is pure: it depends only on
@@ -51,7 +52,7 @@ class Scheme {
                                                       TensorMap parameters) const = 0;
 };
 
-/// The scheme called `name` ("1d"); throws UsageError listing the known ones otherwise.
+/// The scheme called `name` ("1d", "3d"); throws UsageError listing the known ones otherwise.
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options = {});
 
 /// Names of every scheme, in teaching order.

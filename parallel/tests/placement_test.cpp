@@ -93,8 +93,77 @@ TEST(Placement, UnknownSchemeNamesTheKnownOnes) {
     make_scheme("4d");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: 1d"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("known: 1d, 2d, 2.5d, 3d"), std::string::npos);
   }
+}
+
+TEST(Placement, ThreeDimensionalSchemeCoversEveryTensor) {
+  const auto scheme = make_scheme("3d");
+  const BlockShape shape{4, 9, 36, 6};  // 36 tokens, hidden 36: divisible by 1, 4 and 9
+  for (std::int64_t q : {1, 2, 3}) {
+    const int p = static_cast<int>(q * q * q);
+    for (auto workload : {Workload::block, Workload::linear_pair}) {
+      for (const auto& placement : scheme->placements(p, shape, workload)) {
+        expect_even_cover(placement);
+      }
+    }
+    const auto placements = scheme->placements(p, shape, Workload::block);
+    const auto local = [&](std::string_view tensor) {
+      return find_placement(placements, tensor).local_extents(p - 1);
+    };
+    EXPECT_EQ(local("x"), (Extents{36 / (q * q), 36 / q}));
+    EXPECT_EQ(local("wq"), (Extents{36 / (q * q), 36 / q}));
+    EXPECT_EQ(local("w1"), (Extents{36 / (q * q), 144 / q}));
+    EXPECT_EQ(local("d_w2"), (Extents{144 / (q * q), 36 / q}));
+    EXPECT_EQ(local("b1"), (Extents{144 / q}));
+    EXPECT_EQ(local("ln2_gamma"), (Extents{36 / q}));
+  }
+}
+
+TEST(Placement, ThreeDimensionalBlocksFollowTheCoordinates) {
+  const auto placements = make_scheme("3d")->placements(8, {4, 9, 36, 6}, Workload::block);
+  const auto block = [&](std::string_view tensor, int rank) {
+    return find_placement(placements, tensor).blocks.at(static_cast<std::size_t>(rank));
+  };
+  // rank 5 = (i, j, k) = (1, 0, 1); row blocks of 9 tokens or 9 features, column blocks of 18
+  EXPECT_EQ(block("x", 5), (BlockRange{9, 9, 18, 18}));    // token block j*q + i = 1, block k
+  EXPECT_EQ(block("wq", 5), (BlockRange{18, 9, 18, 18}));  // rows k*q + j = 2, columns i
+  EXPECT_EQ(block("wo", 5), (BlockRange{18, 9, 18, 18}));  // rows i*q + j = 2, columns k
+  EXPECT_EQ(block("bq", 5), (BlockRange{0, 1, 18, 18}));   // block i
+  EXPECT_EQ(block("bo", 5), (BlockRange{0, 1, 18, 18}));   // block k
+  // rank 6 = (0, 1, 1): another token block, the same Wq columns as every rank with i = 0
+  EXPECT_EQ(block("x", 6), (BlockRange{18, 9, 18, 18}));
+  EXPECT_EQ(block("wq", 6), (BlockRange{27, 9, 0, 18}));
+  EXPECT_EQ(block("wo", 6), (BlockRange{9, 9, 18, 18}));
+  // a bias is the same on the q^2 ranks of a plane: bq on the ranks with i = 1
+  for (int rank : {1, 3, 5, 7}) EXPECT_EQ(block("bq", rank), block("bq", 1));
+  // LayerNorm parameters: the same on the ranks with k = 0
+  for (int rank : {0, 1, 2, 3}) EXPECT_EQ(block("ln1_gamma", rank), block("ln1_gamma", 0));
+}
+
+/// The message validate() gives, or "" when it accepts.
+std::string refusal(const Scheme& scheme, int world_size, const BlockShape& shape) {
+  try {
+    scheme.validate(world_size, shape);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST(Placement, ThreeDimensionalSchemeNamesTheBrokenRule) {
+  const auto scheme = make_scheme("3d");
+  EXPECT_EQ(refusal(*scheme, 4, {4, 18, 72, 12}),
+            "3D arranges the ranks in a cube of q x q x q, so it needs 1, 8 or 27 ranks; got 4");
+  EXPECT_EQ(refusal(*scheme, 8, {3, 2, 16, 4}),
+            "3D cuts the tokens into q^2 blocks, so with 6 tokens it needs 1 rank; got 8");
+  EXPECT_EQ(refusal(*scheme, 8, {4, 2, 18, 2}),
+            "3D cuts the hidden features into q^2 blocks, so with hidden size 18 it needs 1 rank; "
+            "got 8");
+  EXPECT_EQ(refusal(*scheme, 8, {9, 4, 36, 3}),
+            "3D gives each rank n/q whole heads, so with 3 heads it needs 1 or 27 ranks; got 8");
+  EXPECT_EQ(refusal(*scheme, 27, {4, 18, 72, 12}), "");
+  EXPECT_EQ(scheme->usable_world_sizes({4, 18, 72, 12}, 64), (std::vector<int>{1, 8, 27}));
 }
 
 }  // namespace

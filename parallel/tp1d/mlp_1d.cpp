@@ -31,6 +31,12 @@ Tensor Mlp1D::backward(const Tensor& dout) {
   return dx;
 }
 
+std::size_t Mlp1D::saved_bytes() const {
+  // Without an activation, fc2's input is fc1's output itself: counted once.
+  const std::size_t fc2_input = activation_ == Activation::gelu ? fc2_.saved_bytes() : 0;
+  return fc1_.saved_bytes() + hidden_.bytes() + fc2_input;
+}
+
 void Mlp1D::collect_gradients(TensorMap& out) const {
   out.emplace("d_w1", fc1_.weight_grad());
   out.emplace("d_b1", fc1_.bias_grad());

@@ -29,6 +29,11 @@ Tensor Attention2D::backward(const Tensor& dout) {
   return da;
 }
 
+std::size_t Attention2D::saved_bytes() const {
+  // Q, K and V keep the same input: counted once.
+  return query_.saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
+}
+
 void Attention2D::collect_gradients(TensorMap& out) const {
   out.emplace("d_wq", query_.weight_grad());
   out.emplace("d_bq", query_.bias_grad());

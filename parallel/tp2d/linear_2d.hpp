@@ -26,6 +26,8 @@ class Linear2D {
 
   const Tensor& weight_grad() const { return weight_grad_; }
   const Tensor& bias_grad() const { return bias_grad_; }
+  /// Bytes kept for backward: the input block.
+  std::size_t saved_bytes() const { return x_.bytes(); }
 
  private:
   Device& device_;

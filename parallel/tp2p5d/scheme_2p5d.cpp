@@ -34,6 +34,7 @@ class Module2p5D final : public ParallelModule {
   }
 
   TensorMap gradients() const override { return inner_->gradients(); }
+  std::size_t saved_bytes() const override { return inner_->saved_bytes(); }
 
  private:
   Grid2p5D grid_;

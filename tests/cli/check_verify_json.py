@@ -12,8 +12,10 @@ def main():
     runs = json.load(open(sys.argv[1]))["runs"]
     assert runs, "no runs"
     for run in runs:
-        for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm"):
+        for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
+                    "regather", "saved_bytes"):
             assert key in run, f"run lacks {key}"
+        assert run["saved_bytes"] > 0, "forward keeps something for backward"
         assert set(run["shape"]) == {"b", "s", "h", "heads"}
         assert run["tensors"], "run checked no tensor"
         for t in run["tensors"]:

@@ -1,0 +1,56 @@
+/// @file
+/// Attention3D: Q, K and V from one gathered input, attention on whole heads, the projection.
+#include "tp3d/attention_3d.hpp"
+
+namespace tplab::tp3d {
+
+Attention3D::Attention3D(Device& device, const Grid3D& grid, const BlockShape& shape,
+                         const TensorMap& parameters, bool regather)
+    : device_(device),
+      input_(device, grid, kReadsBlockLayout, regather),
+      query_(device, grid, kReadsBlockLayout, parameters.at("wq"), parameters.at("bq"), regather),
+      key_(device, grid, kReadsBlockLayout, parameters.at("wk"), parameters.at("bk"), regather),
+      value_(device, grid, kReadsBlockLayout, parameters.at("wv"), parameters.at("bv"), regather),
+      core_(device, *grid.output_weight, shape.b, shape.s, shape.heads / grid.q, shape.head_dim()),
+      projection_input_(device, grid, kWritesBlockLayout, regather),
+      projection_(device, grid, kWritesBlockLayout, parameters.at("wo"), parameters.at("bo"),
+                  regather) {}
+
+Tensor Attention3D::forward(const Tensor& a) {
+  const Tensor a_gathered = input_.forward(a);  // [m/q, h/q]
+  const Tensor q = query_.forward(a_gathered);  // [m/q^2, h/q]: this rank's heads
+  const Tensor k = key_.forward(a_gathered);
+  const Tensor v = value_.forward(a_gathered);
+  const Tensor ctx = core_.forward(q, k, v);                   // [m/q^2, h/q]
+  return projection_.forward(projection_input_.forward(ctx));  // [m/q^2, h/q], block layout
+}
+
+Tensor Attention3D::backward(const Tensor& dout) {
+  const Tensor dctx = projection_input_.backward(
+      projection_.backward(dout, projection_input_.gathered_for_backward()));
+  Tensor dq, dk, dv;
+  core_.backward(dctx, dq, dk, dv);
+  const Tensor a_gathered = input_.gathered_for_backward();
+  Tensor da_gathered = query_.backward(dq, a_gathered);  // [m/q, h/q], this layer's share
+  device_.add_inplace(da_gathered, key_.backward(dk, a_gathered));
+  device_.add_inplace(da_gathered, value_.backward(dv, a_gathered));
+  return input_.backward(da_gathered);  // [m/q^2, h/q]
+}
+
+std::size_t Attention3D::saved_bytes() const {
+  return input_.saved_bytes() + query_.saved_bytes() + key_.saved_bytes() + value_.saved_bytes() +
+         core_.saved_bytes() + projection_input_.saved_bytes() + projection_.saved_bytes();
+}
+
+void Attention3D::collect_gradients(TensorMap& out) const {
+  out.emplace("d_wq", query_.weight_grad());
+  out.emplace("d_bq", query_.bias_grad());
+  out.emplace("d_wk", key_.weight_grad());
+  out.emplace("d_bk", key_.bias_grad());
+  out.emplace("d_wv", value_.weight_grad());
+  out.emplace("d_bv", value_.bias_grad());
+  out.emplace("d_wo", projection_.weight_grad());
+  out.emplace("d_bo", projection_.bias_grad());
+}
+
+}  // namespace tplab::tp3d

@@ -1,0 +1,50 @@
+/// @file
+/// Mlp3D: fc1, GELU and fc2 on the cube.
+#include "tp3d/mlp_3d.hpp"
+
+namespace tplab::tp3d {
+
+Mlp3D::Mlp3D(Device& device, const Grid3D& grid, const TensorMap& parameters, Activation activation,
+             bool regather)
+    : device_(device),
+      activation_(activation),
+      fc1_input_(device, grid, kReadsBlockLayout, regather),
+      fc1_(device, grid, kReadsBlockLayout, parameters.at("w1"), parameters.at("b1"), regather),
+      fc2_input_(device, grid, kWritesBlockLayout, regather),
+      fc2_(device, grid, kWritesBlockLayout, parameters.at("w2"), parameters.at("b2"), regather) {}
+
+Tensor Mlp3D::forward(const Tensor& x) {
+  Tensor hidden = fc1_.forward(fc1_input_.forward(x));  // [m/q^2, 4h/q]
+  if (activation_ == Activation::gelu) {
+    hidden_ = hidden;
+    hidden = device_.empty(hidden_.extents(), hidden_.dtype());
+    device_.gelu_forward(hidden_, hidden);
+  }
+  return fc2_.forward(fc2_input_.forward(hidden));  // [m/q^2, h/q], block layout
+}
+
+Tensor Mlp3D::backward(const Tensor& dout) {
+  Tensor dhidden = fc2_input_.backward(
+      fc2_.backward(dout, fc2_input_.gathered_for_backward()));  // [m/q^2, 4h/q]
+  if (activation_ == Activation::gelu) {
+    const Tensor dactivated = std::move(dhidden);
+    dhidden = device_.empty(hidden_.extents(), hidden_.dtype());
+    device_.gelu_backward(hidden_, dactivated, dhidden);
+  }
+  return fc1_input_.backward(fc1_.backward(dhidden, fc1_input_.gathered_for_backward()));
+}
+
+std::size_t Mlp3D::saved_bytes() const {
+  const std::size_t activation = activation_ == Activation::gelu ? hidden_.bytes() : 0;
+  return fc1_input_.saved_bytes() + fc1_.saved_bytes() + activation + fc2_input_.saved_bytes() +
+         fc2_.saved_bytes();
+}
+
+void Mlp3D::collect_gradients(TensorMap& out) const {
+  out.emplace("d_w1", fc1_.weight_grad());
+  out.emplace("d_b1", fc1_.bias_grad());
+  out.emplace("d_w2", fc2_.weight_grad());
+  out.emplace("d_b2", fc2_.bias_grad());
+}
+
+}  // namespace tplab::tp3d
