@@ -34,12 +34,25 @@ BlockShape parse_block_shape(std::string_view text) {
     start = comma + 1;
   }
   if (values.size() != 4) throw malformed(fmt::format("got {} numbers", values.size()));
-  BlockShape shape{values[0], values[1], values[2], values[3]};
-  if (shape.h % shape.heads != 0) {
-    throw malformed(
-        fmt::format("hidden size {} is not divisible by {} heads", shape.h, shape.heads));
-  }
+  const BlockShape shape{values[0], values[1], values[2], values[3]};
+  if (const std::string why = shape_problem(shape); !why.empty()) throw malformed(why);
   return shape;
+}
+
+std::string shape_problem(const BlockShape& shape) {
+  if (shape.b <= 0 || shape.s <= 0 || shape.h <= 0 || shape.heads <= 0) {
+    return fmt::format("every size must be positive ({})", to_string(shape));
+  }
+  if (shape.h < kMinHidden) {
+    return fmt::format(
+        "hidden size {} is below {}: LayerNorm over so few features is (nearly) constant, so "
+        "the gradients through it vanish and a comparison would only compare round-off",
+        shape.h, kMinHidden);
+  }
+  if (shape.h % shape.heads != 0) {
+    return fmt::format("hidden size {} is not divisible by {} heads", shape.h, shape.heads);
+  }
+  return {};
 }
 
 std::string gradient_name(std::string_view parameter) {

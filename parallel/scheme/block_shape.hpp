@@ -25,9 +25,16 @@ struct BlockShape {
 /// "b=2 s=16 h=64 heads=4".
 std::string to_string(const BlockShape& shape);
 
-/// Parses "b,s,h,heads"; throws UsageError on malformed or non-positive values, or h not
-/// divisible by heads.
+/// The smallest hidden size tplab accepts. With h = 1 LayerNorm's output is beta whatever x
+/// is, with h = 2 it is +-1 up to eps: gradients through it vanish.
+inline constexpr std::int64_t kMinHidden = 4;
+
+/// Parses "b,s,h,heads"; throws UsageError on malformed values or a shape_problem().
 BlockShape parse_block_shape(std::string_view text);
+
+/// Empty for a usable shape; otherwise what is wrong with it (a non-positive size, h below
+/// kMinHidden, or h not divisible by heads).
+std::string shape_problem(const BlockShape& shape);
 
 /// The parameters of a block, in the order reports list them.
 inline constexpr std::array<std::string_view, 16> kBlockParameters = {

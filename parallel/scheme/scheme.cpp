@@ -25,6 +25,9 @@ void Scheme::validate(int world_size, const BlockShape& shape) const {
   if (world_size < 1) {
     throw UsageError(fmt::format("a run needs at least one rank; got {}", world_size));
   }
+  if (const std::string problem = shape_problem(shape); !problem.empty()) {
+    throw UsageError(fmt::format("shape {}: {}", to_string(shape), problem));
+  }
   const std::string why = why_not(world_size, shape);
   if (why.empty()) return;
   const std::vector<int> sizes = usable_world_sizes(shape, 64);
