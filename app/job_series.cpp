@@ -37,6 +37,13 @@ SeriesResult run_series(
           fmt::format("{} np={}: timed out after {} s", job.scheme, job.np, timeout_seconds));
     } else if (code != 0 && (code != kExitFailed || !wrote)) {
       result.failures.push_back(fmt::format("{} np={}: exited {}", job.scheme, job.np, code));
+      if (!wrote && code != kExitUsage) {
+        fmt::print(stderr,
+                   "tplab: mpiexec -n {} ended with {} before tplab wrote a result. If mpiexec "
+                   "said there are not enough slots, allow more ranks than cores: export "
+                   "OMPI_MCA_rmaps_base_oversubscribe=1 (Open MPI) and run again.\n",
+                   job.np, code);
+      }
     }
   }
   std::filesystem::remove_all(dir);

@@ -109,6 +109,33 @@ int verify_in_world(const VerifyOptions& o) {
 
 // ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
 
+/// MemAvailable of /proc/meminfo in bytes, or 0 when unknown.
+double available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+/// Refuses, before launching anything, a shape whose largest job would not fit in memory.
+void require_memory(const BlockShape& shape, const std::vector<Job>& jobs) {
+  int ranks = 0;
+  for (const Job& j : jobs) ranks = std::max(ranks, j.np);
+  const double needed = verify::verify_bytes_per_rank(shape) * ranks;
+  const double available = available_memory();
+  if (available > 0 && needed > available) {
+    throw UsageError(fmt::format(
+        "verify at {} on {} ranks needs about {:.1f} GiB here (every rank holds the whole "
+        "problem and the reference's answer in f64), but {:.1f} GiB are available; use a "
+        "smaller --shape or fewer ranks",
+        to_string(shape), ranks, needed / 0x1p30, available / 0x1p30));
+  }
+}
+
 std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
                                          const std::string& json) {
   std::vector<std::string> args = {"verify",
@@ -165,6 +192,7 @@ int drive(const VerifyOptions& o) {
       jobs.push_back({name, np});
     }
   }
+  require_memory(shape, jobs);
   const SeriesResult series = run_series(
       jobs, [&](const Job& job, const std::string& json) { return child_arguments(o, job, json); },
       o.timeout);

@@ -73,6 +73,15 @@ Tensor upload_shard(Device& device, const HostArray& global, const TensorPlaceme
   return t;
 }
 
+double verify_bytes_per_rank(const BlockShape& shape) {
+  const double m = static_cast<double>(shape.tokens()), h = static_cast<double>(shape.h);
+  const double scores = static_cast<double>(shape.b * shape.heads) * static_cast<double>(shape.s) *
+                        static_cast<double>(shape.s);
+  // activations of [m, h] and [m, 4h] kept and produced (about 30 m h), parameters and their
+  // gradients twice over (24 h^2 each), attention scores, probabilities and their gradients
+  return 8.0 * (30.0 * m * h + 50.0 * h * h + 3.0 * scores);
+}
+
 std::vector<std::string> checked_tensors(Workload workload) {
   std::vector<std::string> names = {"y", "dx"};
   if (workload == Workload::block) {

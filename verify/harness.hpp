@@ -48,6 +48,11 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
 Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
                     int rank, DType dtype);
 
+/// Bytes one rank of a verification run needs, about: every rank holds the whole global
+/// problem and the reference's answer in f64 (inputs, parameters, outputs, gradients, and the
+/// reference's saved activations, attention scores included), which dwarfs its own shards.
+double verify_bytes_per_rank(const BlockShape& shape);
+
 /// The names of the tensors a run compares, in report order: y, dx, then parameter gradients.
 std::vector<std::string> checked_tensors(Workload workload);
 
