@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "harness.hpp"
 #include "problem.hpp"
 #include "reference_bridge.hpp"
 
@@ -24,13 +25,6 @@ double max_over_ranks(Comm& world, double value) {
   t.data_as<double>()[0] = value;
   world.all_reduce(t, ReduceOp::max);
   return t.data_as<double>()[0];
-}
-
-Tensor shard(Device& device, const verify::HostArray& global, const TensorPlacement& placement,
-             int rank, DType dtype) {
-  Tensor t = device.empty(placement.local_extents(rank), dtype);
-  device.upload(global.block(placement.blocks.at(static_cast<std::size_t>(rank))), t);
-  return t;
 }
 
 template <typename T>
@@ -77,14 +71,14 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   TensorMap parameters;
   for (const auto& [name, array] : inputs) {
     if (is_parameter(name)) {
-      parameters.emplace(
-          name, shard(device, array, find_placement(placements, name), rank, config.dtype));
+      parameters.emplace(name, verify::upload_shard(device, array, find_placement(placements, name),
+                                                    rank, config.dtype));
     }
   }
-  const Tensor x =
-      shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
-  const Tensor dy =
-      shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
+  const Tensor x = verify::upload_shard(device, inputs.at("x"), find_placement(placements, "x"),
+                                        rank, config.dtype);
+  const Tensor dy = verify::upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"),
+                                         rank, config.dtype);
   auto module = scheme->make_module(world, device, config.shape, Workload::block, parameters);
 
   std::vector<double> steps, comms;

@@ -23,4 +23,13 @@ class Sublayer {
   virtual std::size_t saved_bytes() const = 0;
 };
 
+/// Adds the gradients of one linear layer (anything with weight_grad() and bias_grad()) to
+/// `out` under "d_<weight>" and "d_<bias>".
+template <typename Linear>
+void add_linear_gradients(TensorMap& out, const char* weight, const char* bias,
+                          const Linear& layer) {
+  out.emplace(std::string("d_") + weight, layer.weight_grad());
+  out.emplace(std::string("d_") + bias, layer.bias_grad());
+}
+
 }  // namespace tplab

@@ -35,14 +35,10 @@ std::size_t Attention2D::saved_bytes() const {
 }
 
 void Attention2D::collect_gradients(TensorMap& out) const {
-  out.emplace("d_wq", query_.weight_grad());
-  out.emplace("d_bq", query_.bias_grad());
-  out.emplace("d_wk", key_.weight_grad());
-  out.emplace("d_bk", key_.bias_grad());
-  out.emplace("d_wv", value_.weight_grad());
-  out.emplace("d_bv", value_.bias_grad());
-  out.emplace("d_wo", projection_.weight_grad());
-  out.emplace("d_bo", projection_.bias_grad());
+  add_linear_gradients(out, "wq", "bq", query_);
+  add_linear_gradients(out, "wk", "bk", key_);
+  add_linear_gradients(out, "wv", "bv", value_);
+  add_linear_gradients(out, "wo", "bo", projection_);
 }
 
 }  // namespace tplab::tp2d

@@ -41,10 +41,8 @@ std::size_t Mlp3D::saved_bytes() const {
 }
 
 void Mlp3D::collect_gradients(TensorMap& out) const {
-  out.emplace("d_w1", fc1_.weight_grad());
-  out.emplace("d_b1", fc1_.bias_grad());
-  out.emplace("d_w2", fc2_.weight_grad());
-  out.emplace("d_b2", fc2_.bias_grad());
+  add_linear_gradients(out, "w1", "b1", fc1_);
+  add_linear_gradients(out, "w2", "b2", fc2_);
 }
 
 }  // namespace tplab::tp3d
