@@ -70,6 +70,10 @@ int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeo
       setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
     setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+    if (ranks > static_cast<int>(std::thread::hardware_concurrency())) {
+      // More ranks than cores: a waiting rank must give its core to one that computes.
+      setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+    }
     std::vector<char*> raw;
     for (auto& a : argv) raw.push_back(a.data());
     raw.push_back(nullptr);

@@ -17,6 +17,6 @@ function(tplab_add_mpi_test name target)
       TIMEOUT ${ARG_TIMEOUT}
       LABELS "cpu;mpi;${ARG_LABELS}"
       PROCESSORS ${ranks}
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1")
   endforeach()
 endfunction()
