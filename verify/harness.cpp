@@ -55,11 +55,31 @@ void compare_replicas(TensorCheck& c, const TensorPlacement& placement, const Pa
     const std::uint64_t expected = packed_hash(packed_of(holders.front()));
     for (int r : holders) {
       if (packed_hash(packed_of(r)) != expected && c.replicas_differ.empty()) {
-        c.replicas_differ = fmt::format("ranks {} hold one block, but rank {} differs from rank {}",
-                                        fmt::join(holders, ","), r, holders.front());
+        c.replicas_differ =
+            fmt::format("ranks {} hold one block ({})", fmt::join(holders, ","), placement.rule);
+        c.replica_first = holders.front();
+        c.replica_other = r;
       }
     }
   }
+}
+
+/// The largest |a - b| between the shards of ranks `first` and `other`, which hold the same
+/// block. Every rank takes part (padding its shard to the largest block of the placement).
+double replica_difference(Comm& world, const std::vector<double>& mine,
+                          const TensorPlacement& placement, int first, int other) {
+  std::int64_t largest = 0;
+  for (const BlockRange& b : placement.blocks) largest = std::max(largest, b.rows * b.cols);
+  CpuDevice host;
+  Tensor padded = host.zeros({largest}, DType::f64);
+  std::copy(mine.begin(), mine.end(), padded.data_as<double>());
+  Tensor all = host.empty({world.size() * largest}, DType::f64);
+  world.all_gather(padded, all);
+  const double* a = all.data_as<double>() + first * largest;
+  const double* b = all.data_as<double>() + other * largest;
+  double worst = 0;
+  for (std::int64_t i = 0; i < largest; ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
 }
 
 }  // namespace
@@ -146,6 +166,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   const Tolerance tolerance = tolerance_for(config.dtype, config.exact);
   const std::vector<std::string> names = checked_tensors(workload);
   std::vector<TensorCheck> local;
+  std::vector<std::vector<double>> values;  // this rank's shards, for the replica comparison
   CpuDevice host;
   Tensor packed = host.empty({static_cast<std::int64_t>(names.size() * kCheckFields)}, DType::f64);
   double* slot = packed.data_as<double>();
@@ -165,6 +186,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
                                 placement.blocks.at(static_cast<std::size_t>(rank)), got, t,
                                 scale));
     for (double v : pack(local.back())) *slot++ = v;
+    values.push_back(std::move(got));
   }
   Tensor all = host.empty({world.size() * packed.numel()}, DType::f64);
   world.all_gather(packed, all);
@@ -188,7 +210,12 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
           kCheckFields);
     };
     for (int r = 0; r < world.size(); ++r) merge(merged, packed_of(r));
-    compare_replicas(merged, find_placement(placements, names[t]), packed_of);
+    const TensorPlacement& placement = find_placement(placements, names[t]);
+    compare_replicas(merged, placement, packed_of);
+    if (!merged.replicas_differ.empty()) {  // known alike on every rank: all take part
+      merged.replica_difference = replica_difference(world, values[t], placement,
+                                                     merged.replica_first, merged.replica_other);
+    }
     finish(merged);
     result.pass = result.pass && merged.pass;
     result.tensors.push_back(std::move(merged));

@@ -35,7 +35,9 @@ void print_run(const RunResult& run, std::FILE* out) {
   for (const TensorCheck& t : run.tensors) {
     std::string verdict = t.pass ? "ok" : "FAIL";
     if (!t.replicas_differ.empty()) {
-      verdict += "  replicas differ: " + t.replicas_differ;
+      verdict +=
+          fmt::format("  replicas differ: {}, but rank {} differs from rank {} by up to {:.3g}",
+                      t.replicas_differ, t.replica_other, t.replica_first, t.replica_difference);
     } else if (t.nonfinite > 0) {
       verdict += fmt::format("  {} NaN/Inf, first at index {}", t.nonfinite, t.first_nonfinite);
     } else if (!t.pass) {
@@ -102,6 +104,7 @@ nlohmann::json to_json(const RunResult& run) {
                        {"nonfinite", t.nonfinite},
                        {"replicas", t.replicas},
                        {"replicas_identical", t.replicas_differ.empty()},
+                       {"replica_max_difference", t.replica_difference},
                        {"pass", t.pass}});
   }
   return {

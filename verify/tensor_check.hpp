@@ -27,8 +27,11 @@ struct TensorCheck {
   double worst_got = 0, worst_ref = 0;
   std::int64_t nonfinite = 0;  ///< NaN or Inf elements
   std::int64_t first_nonfinite = -1;
-  int replicas = 1;             ///< ranks holding each block (1 when the tensor is sharded)
-  std::string replicas_differ;  ///< empty, or which ranks hold different bits for one block
+  int replicas = 1;               ///< ranks holding each block (1 when the tensor is sharded)
+  std::string replicas_differ;    ///< empty, or which ranks hold different bits for one block
+  int replica_first = -1;         ///< a rank whose replica another one differs from ...
+  int replica_other = -1;         ///< ... and that other rank
+  double replica_difference = 0;  ///< max |difference| between those two replicas
   bool pass = false;
 
   std::uint64_t hash = 0;  ///< of this rank's shard's bits (kept by merging)

@@ -65,7 +65,8 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
   const auto run_seed = static_cast<std::uint64_t>(shared.data_as<double>()[0]);
   if (world->rank() == 0) {
     std::printf("fuzz seed %llu (replay: TPLAB_FUZZ_SEED=%llu)\n",
-                static_cast<unsigned long long>(run_seed), static_cast<unsigned long long>(run_seed));
+                static_cast<unsigned long long>(run_seed),
+                static_cast<unsigned long long>(run_seed));
   }
   Draws d(run_seed);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
@@ -87,10 +88,10 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
     auto sub = world->split(mine ? 0 : 1, world->rank(), "fuzz");
     if (mine) {
       const RunResult r = run_verification(*sub, device, c);
-      EXPECT_TRUE(r.pass) << "configuration " << ran << " of seed " << run_seed << ": "
-                          << c.scheme << " np=" << p << " " << to_string(c.shape) << " "
-                          << dtype_name(c.dtype) << (c.exact ? " exact" : "")
-                          << " depth=" << c.options.depth << " seed=" << c.seed;
+      EXPECT_TRUE(r.pass) << "configuration " << ran << " of seed " << run_seed << ": " << c.scheme
+                          << " np=" << p << " " << to_string(c.shape) << " " << dtype_name(c.dtype)
+                          << (c.exact ? " exact" : "") << " depth=" << c.options.depth
+                          << " seed=" << c.seed;
     }
     ++per_scheme[c.scheme];
     ++ran;
@@ -101,7 +102,8 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
     if (stop.data_as<double>()[0] != 0.0) break;
   }
   if (world->rank() == 0) {
-    for (const auto& [scheme, n] : per_scheme) std::printf("  %s: %d configurations\n", scheme.c_str(), n);
+    for (const auto& [scheme, n] : per_scheme)
+      std::printf("  %s: %d configurations\n", scheme.c_str(), n);
   }
   EXPECT_GE(ran, std::min(count, 200)) << "the time limit cut the run short";
 }
@@ -130,7 +132,8 @@ TEST_F(Reliability, RandomInvalidConfigurationsAreRefusedAlikeOnEveryRank) {
     // Every rank must have refused with the same words.
     CpuDevice host;
     Tensor mine = host.empty({1}, DType::f64);
-    mine.data_as<double>()[0] = static_cast<double>(std::hash<std::string>{}(message) % (1ull << 52));
+    mine.data_as<double>()[0] =
+        static_cast<double>(std::hash<std::string>{}(message) % (1ull << 52));
     Tensor all = host.empty({world->size()}, DType::f64);
     world->all_gather(mine, all);
     for (int r = 0; r < world->size(); ++r) {

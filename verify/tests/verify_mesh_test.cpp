@@ -88,7 +88,13 @@ TEST_F(VerifyMesh, LeavingOutTheDepthAllReduceIsCaught) {
     const RunResult r = run_verification(faulty, device, config("2.5d", DType::f64, false, 2));
     EXPECT_FALSE(r.pass) << "dropping depth all-reduce " << dropped << " went unnoticed";
     int differing = 0;
-    for (const auto& t : r.tensors) differing += t.replicas_differ.empty() ? 0 : 1;
+    for (const auto& t : r.tensors) {
+      if (t.replicas_differ.empty()) continue;
+      ++differing;
+      EXPECT_GT(t.replica_difference, 0.0) << t.name;
+      EXPECT_NE(t.replicas_differ.find("replicated over k"), std::string::npos)
+          << t.replicas_differ;
+    }
     EXPECT_EQ(differing, 1) << "exactly the gradient left unreduced has unequal replicas";
     world->barrier();
   }
