@@ -184,13 +184,32 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
 int drive(const VerifyOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
   for (const auto& d : o.dtypes) parse_dtype(d);
+  // Schemes named with --scheme must run at every --np; with every scheme implied, those that
+  // cannot use a world size are left out of it, and only a world size none can use is refused.
+  const bool every_scheme = o.schemes.empty() || o.schemes == std::vector<std::string>{"all"};
+  for (int np : o.np) {
+    if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
+  }
   std::vector<Job> jobs;
+  std::vector<std::string> skipped;
   for (const auto& name : chosen_schemes(o)) {
     const auto scheme = make_scheme(name, o.scheme_options());
     for (int np : o.np.empty() ? scheme->default_world_sizes() : o.np) {
+      if (every_scheme && !o.np.empty() && !scheme->why_not(np, shape).empty()) {
+        skipped.push_back(fmt::format("{} at np={}", name, np));
+        continue;
+      }
       scheme->validate(np, shape);
       jobs.push_back({name, np});
     }
+  }
+  if (jobs.empty()) {
+    throw UsageError(fmt::format("no scheme can run {} on {} ranks; try --np 4 or --np 8",
+                                 to_string(shape), fmt::join(o.np, ",")));
+  }
+  if (!skipped.empty()) {
+    fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
+               fmt::join(skipped, ", "));
   }
   require_memory(shape, jobs);
   const SeriesResult series = run_series(
