@@ -7,6 +7,7 @@
 
 namespace tplab {
 
+/// The collectives a Comm offers (barrier moves no data and is not one of them).
 enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce };
 
 /// Reduction applied by all_reduce (reduce_scatter and reduce always sum).

@@ -19,16 +19,21 @@ namespace tplab {
 /// A group of one rank moves nothing over a link: its collectives run but are not counted.
 class Comm {
  public:
+  /// A group named `group` whose collectives are recorded in `counters`.
   Comm(std::string group, std::shared_ptr<CommCounters> counters);
   virtual ~Comm() = default;
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
 
+  /// This rank's index in the group, 0..size()-1.
   virtual int rank() const = 0;
+  /// Number of ranks in the group.
   virtual int size() const = 0;
   /// The group's name in counters and messages ("world", "tp", "row", ...).
   const std::string& group() const { return group_; }
+  /// The rank's record of collectives, shared with every group split from this one.
   CommCounters& counters() { return *counters_; }
+  /// The same record, to hand to a new group.
   const std::shared_ptr<CommCounters>& shared_counters() const { return counters_; }
 
   /// x = op over ranks of x, on every rank.
@@ -47,10 +52,15 @@ class Comm {
   virtual std::unique_ptr<Comm> split(int color, int key, const std::string& group) = 0;
 
  protected:
+  /// The transport of all_reduce, arguments already checked.
   virtual void do_all_reduce(Tensor& x, ReduceOp op) = 0;
+  /// The transport of all_gather, arguments already checked.
   virtual void do_all_gather(const Tensor& shard, Tensor& full) = 0;
+  /// The transport of reduce_scatter, arguments already checked.
   virtual void do_reduce_scatter(const Tensor& full, Tensor& shard) = 0;
+  /// The transport of broadcast, arguments already checked.
   virtual void do_broadcast(Tensor& x, int root) = 0;
+  /// The transport of reduce, arguments already checked.
   virtual void do_reduce(const Tensor& in, Tensor& out, int root) = 0;
 
  private:

@@ -19,8 +19,9 @@ namespace tplab {
 /// Unset, nothing is injected. A malformed value throws UsageError on every rank alike.
 void arm_fault_injection(int world_rank);
 
-/// Called by every collective before and after its transport.
+/// Called by every collective before its transport: fails here if planned.
 void before_collective(Collective collective, const std::string& group);
+/// Called by every collective after its transport: corrupts `result` if planned.
 void after_collective(Collective collective, const std::string& group, Tensor& result);
 
 }  // namespace tplab

@@ -28,6 +28,7 @@ class MpiComm final : public Comm {
   int size() const override { return size_; }
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
+  /// The MPI communicator, for raw MPI calls (benchmarks compare against them).
   MPI_Comm handle() const { return comm_; }
 
  protected:

@@ -29,13 +29,21 @@ class Tensor {
   Tensor(Extents extents, DType dtype, DeviceKind device, std::shared_ptr<std::byte> storage,
          std::size_t offset = 0);
 
+  /// The extents, outermost first.
   const Extents& extents() const { return extents_; }
+  /// Extent i.
   std::int64_t dim(std::size_t i) const { return extents_.at(i); }
+  /// Number of extents (2 for a matrix).
   std::size_t rank() const { return extents_.size(); }
+  /// Number of elements.
   std::int64_t numel() const { return element_count(extents_); }
+  /// Bytes of the elements.
   std::size_t bytes() const { return static_cast<std::size_t>(numel()) * dtype_size(dtype_); }
+  /// Element type.
   DType dtype() const { return dtype_; }
+  /// Where the memory lives.
   DeviceKind device() const { return device_; }
+  /// False for a default-constructed tensor with no memory.
   bool defined() const { return storage_ != nullptr; }
 
   /// Rows of a 2-D tensor, or the product of all but the last extent.
@@ -43,12 +51,16 @@ class Tensor {
   /// The last extent (1 for a scalar).
   std::int64_t cols() const;
 
+  /// The first element's address (on the tensor's device).
   void* data() { return storage_.get() + offset_; }
+  /// The first element's address (on the tensor's device).
   const void* data() const { return storage_.get() + offset_; }
+  /// The elements as T (T must match dtype()).
   template <typename T>
   T* data_as() {
     return static_cast<T*>(data());
   }
+  /// The elements as T (T must match dtype()).
   template <typename T>
   const T* data_as() const {
     return static_cast<const T*>(data());

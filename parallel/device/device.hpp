@@ -15,11 +15,16 @@
 namespace tplab {
 
 /// Whether a matmul operand is used as stored or transposed.
-enum class Transpose { no, yes };
+enum class Transpose {
+  no,   ///< as stored
+  yes,  ///< transposed
+};
 
+/// The operations every layer is written against; see the file comment.
 class Device {
  public:
   virtual ~Device() = default;
+  /// cpu or cuda.
   virtual DeviceKind kind() const = 0;
   /// A short description for reports, e.g. "cpu (Eigen 3.4, 1 thread)".
   virtual std::string description() const = 0;
@@ -29,6 +34,7 @@ class Device {
   virtual Tensor empty(const Extents& extents, DType dtype) = 0;
   /// Tensor of zeros.
   Tensor zeros(const Extents& extents, DType dtype);
+  /// Every element of x = value.
   virtual void fill(Tensor& x, double value) = 0;
   /// dst = src (same extents and dtype).
   virtual void copy(const Tensor& src, Tensor& dst) = 0;

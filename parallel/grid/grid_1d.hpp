@@ -10,7 +10,7 @@ namespace tplab {
 
 /// All ranks of the world form one tensor-parallel group "tp" of size t.
 struct Grid1D {
-  std::unique_ptr<Comm> tp;
+  std::unique_ptr<Comm> tp;  ///< every rank of the world, as the group "tp"
 
   /// Collective over `world`.
   static Grid1D build(Comm& world);

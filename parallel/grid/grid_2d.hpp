@@ -14,11 +14,11 @@ namespace tplab {
 /// Within a row, a token block is spread over the feature blocks; within a column, a feature
 /// block is spread over the token blocks.
 struct Grid2D {
-  int q = 1;
+  int q = 1;  ///< side of the mesh
   int i = 0;  ///< row: which block of tokens (and of a weight's input features)
   int j = 0;  ///< column: which block of features (and of a weight's output features)
-  std::unique_ptr<Comm> row;
-  std::unique_ptr<Comm> column;
+  std::unique_ptr<Comm> row;     ///< the q ranks of row i
+  std::unique_ptr<Comm> column;  ///< the q ranks of column j
 
   /// The mesh of `world` (p = q^2 ranks, rank = i*q + j). Collective over `world`.
   static Grid2D build(Comm& world);

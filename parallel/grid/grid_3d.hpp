@@ -27,10 +27,10 @@ enum class Axis3D { input, weight, output };
 
 /// A rank's place in the cube.
 struct CubeCoordinates {
-  int i = 0;  ///< position along the input axis
-  int j = 0;  ///< position along the weight axis
-  int k = 0;  ///< position along the output axis
-  bool operator==(const CubeCoordinates&) const = default;
+  int i = 0;                                                ///< position along the input axis
+  int j = 0;                                                ///< position along the weight axis
+  int k = 0;                                                ///< position along the output axis
+  bool operator==(const CubeCoordinates&) const = default;  ///< the same place
 };
 
 /// q when world_size is q^3, otherwise 0.
@@ -41,11 +41,13 @@ CubeCoordinates cube_coordinates(int rank, int q);
 
 /// The cube and its groups, as one rank sees them.
 struct Grid3D {
-  int q = 1;
-  CubeCoordinates coordinates;
-  std::unique_ptr<Comm> input, weight, output;  ///< the axis groups, q ranks each
-  std::unique_ptr<Comm> input_weight;           ///< q^2 ranks with this rank's k
-  std::unique_ptr<Comm> output_weight;          ///< q^2 ranks with this rank's i
+  int q = 1;                            ///< side of the cube
+  CubeCoordinates coordinates;          ///< this rank's (i, j, k)
+  std::unique_ptr<Comm> input;          ///< the q ranks that differ only in i
+  std::unique_ptr<Comm> weight;         ///< the q ranks that differ only in j
+  std::unique_ptr<Comm> output;         ///< the q ranks that differ only in k
+  std::unique_ptr<Comm> input_weight;   ///< q^2 ranks with this rank's k
+  std::unique_ptr<Comm> output_weight;  ///< q^2 ranks with this rank's i
 
   /// Splits `world` (q^3 ranks) into the five groups. Collective over `world`.
   static Grid3D build(Comm& world);

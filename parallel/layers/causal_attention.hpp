@@ -11,6 +11,7 @@ namespace tplab {
 /// columns i*d..i*d+d-1, the layout a column split of Wq/Wk/Wv produces.
 class CausalAttention {
  public:
+  /// Attention over `batch` sequences and `heads` heads of `head_dim` features.
   CausalAttention(Device& device, std::int64_t batch, std::int64_t heads, std::int64_t head_dim);
 
   /// ctx = softmax(q k^T / sqrt(d) + causal mask) v per (batch, head).

@@ -18,6 +18,7 @@ class NonFiniteError : public std::runtime_error {
 /// Turns the checks on or off for this process (off by default: each check reads the whole
 /// tensor). Like PyTorch's anomaly detection, a debugging mode, set once before a run.
 void set_check_finite(bool enabled);
+/// Whether the checks are on.
 bool check_finite_enabled();
 
 /// When checks are on, throws NonFiniteError if `x` holds a NaN or Inf, naming `stage`

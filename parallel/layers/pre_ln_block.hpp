@@ -16,6 +16,7 @@ namespace tplab {
 /// sublayers; residuals are local because every sublayer returns its input's layout.
 class PreLnBlock final : public ParallelModule {
  public:
+  /// The block from its two LayerNorms and two sublayers.
   PreLnBlock(Device& device, std::unique_ptr<LayerNorm> ln1, std::unique_ptr<Sublayer> attention,
              std::unique_ptr<LayerNorm> ln2, std::unique_ptr<Sublayer> mlp);
 
@@ -35,6 +36,7 @@ class PreLnBlock final : public ParallelModule {
 /// A sublayer alone as a ParallelModule (the linear pair of the exact checks).
 class SublayerModule final : public ParallelModule {
  public:
+  /// Wraps `sublayer`.
   explicit SublayerModule(std::unique_ptr<Sublayer> sublayer) : sublayer_(std::move(sublayer)) {}
   Tensor forward(const Tensor& x) override { return sublayer_->forward(x); }
   Tensor backward(const Tensor& dy) override { return sublayer_->backward(dy); }

@@ -13,13 +13,13 @@ namespace tplab {
 
 /// Global problem size: b batch, s sequence, h hidden, n heads; m = b*s tokens.
 struct BlockShape {
-  std::int64_t b = 0;
-  std::int64_t s = 0;
-  std::int64_t h = 0;
-  std::int64_t heads = 0;
-  std::int64_t tokens() const { return b * s; }
-  std::int64_t head_dim() const { return h / heads; }
-  std::int64_t ffn() const { return 4 * h; }
+  std::int64_t b = 0;                                  ///< batch: sequences
+  std::int64_t s = 0;                                  ///< sequence length
+  std::int64_t h = 0;                                  ///< hidden size
+  std::int64_t heads = 0;                              ///< attention heads n
+  std::int64_t tokens() const { return b * s; }        ///< m = b*s
+  std::int64_t head_dim() const { return h / heads; }  ///< h/n
+  std::int64_t ffn() const { return 4 * h; }           ///< the MLP's width, 4h
 };
 
 /// "b=2 s=16 h=64 heads=4".

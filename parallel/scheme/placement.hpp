@@ -17,8 +17,11 @@ namespace tplab {
 
 /// Rows [row0, row0 + rows) and columns [col0, col0 + cols) of a global matrix.
 struct BlockRange {
-  std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
-  bool operator==(const BlockRange&) const = default;
+  std::int64_t row0 = 0;                               ///< first row
+  std::int64_t rows = 0;                               ///< number of rows
+  std::int64_t col0 = 0;                               ///< first column
+  std::int64_t cols = 0;                               ///< number of columns
+  bool operator==(const BlockRange&) const = default;  ///< the same block
 };
 
 /// Where one tensor lives on every rank of the world.

@@ -16,6 +16,7 @@ namespace tplab::tp1d {
 /// One all-reduce forward (g in the projection), one backward (f, for Q, K and V together).
 class Attention1D final : public Sublayer {
  public:
+  /// The sublayer of this rank, from its parameter shards.
   Attention1D(Device& device, Comm& tp, const BlockShape& shape, const TensorMap& parameters);
 
   Tensor forward(const Tensor& a) override;

@@ -15,12 +15,17 @@ namespace tplab::tp1d {
 /// all column layers that share an input (Q, K and V), instead of once per layer.
 class ColumnParallelLinear {
  public:
+  /// A layer holding this rank\'s weight and bias shards (see the class comment).
   ColumnParallelLinear(Device& device, Tensor weight, Tensor bias);
 
+  /// This rank's input shard -> its output shard; keeps the input for backward.
   Tensor forward(const Tensor& x);
+  /// Output gradient shard -> input gradient shard; computes the weight and bias gradients.
   Tensor backward(const Tensor& dy);
 
+  /// The weight gradient shard (valid after backward).
   const Tensor& weight_grad() const { return weight_grad_; }
+  /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
   /// Bytes kept from forward for backward: the input X.
   std::size_t saved_bytes() const { return x_.bytes(); }

@@ -9,14 +9,18 @@ namespace tplab::tp1d {
 /// f: identity forward, all-reduce backward. It stands before a column-parallel layer, whose
 /// input is replicated: each rank's dX is only its own columns' share, so the shares are summed.
 struct OperatorF {
+  /// Forward: the input passes unchanged.
   static const Tensor& forward(const Tensor& x) { return x; }
+  /// Backward: the partial input gradients are summed over the group.
   static void backward(Comm& tp, Tensor& dx) { tp.all_reduce(dx); }
 };
 
 /// g: all-reduce forward, identity backward. It stands after a row-parallel layer, whose
 /// ranks each hold a partial sum of the output; the output gradient is already replicated.
 struct OperatorG {
+  /// Forward: the partial outputs are summed over the group.
   static void forward(Comm& tp, Tensor& y) { tp.all_reduce(y); }
+  /// Backward: the output gradient passes unchanged.
   static const Tensor& backward(const Tensor& dy) { return dy; }
 };
 

@@ -15,6 +15,7 @@ namespace tplab::tp1d {
 /// holds whole elements of fc1's output, never partial sums.
 class Mlp1D final : public Sublayer {
  public:
+  /// The sublayer of this rank, from its parameter shards.
   Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation);
 
   Tensor forward(const Tensor& x) override;

@@ -19,12 +19,17 @@ namespace tplab::tp2d {
 /// token blocks of a column, is all-reduced there so that every copy stays the same.
 class Linear2D {
  public:
+  /// A layer holding this rank\'s weight and bias shards (see the class comment).
   Linear2D(Device& device, Grid2D& grid, Tensor weight, Tensor bias);
 
+  /// This rank's input shard -> its output shard; keeps the input for backward.
   Tensor forward(const Tensor& x);
+  /// Output gradient shard -> input gradient shard; computes the weight and bias gradients.
   Tensor backward(const Tensor& dy);
 
+  /// The weight gradient shard (valid after backward).
   const Tensor& weight_grad() const { return weight_grad_; }
+  /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
   /// Bytes kept for backward: the input block.
   std::size_t saved_bytes() const { return x_.bytes(); }

@@ -13,6 +13,7 @@ namespace tplab::tp2d {
 /// fc2 by SUMMA -> [m/q, h/q].
 class Mlp2D final : public Sublayer {
  public:
+  /// The sublayer of this rank, from its parameter shards.
   Mlp2D(Device& device, Grid2D& grid, const TensorMap& parameters, Activation activation);
 
   Tensor forward(const Tensor& x) override;

@@ -29,6 +29,7 @@ namespace tplab::tp3d {
 /// Backward sums the three dA~ of Q, K and V before one reduce-scatter over input.
 class Attention3D final : public Sublayer {
  public:
+  /// The sublayer of this rank, from its parameter shards.
   Attention3D(Device& device, const Grid3D& grid, const BlockShape& shape,
               const TensorMap& parameters, bool regather);
 

@@ -21,6 +21,7 @@ namespace tplab::tp3d {
 /// backward, which costs one more all-gather.
 class InputGather3D {
  public:
+  /// Gathers for layers in `roles`; with `regather`, again in backward instead of keeping it.
   InputGather3D(Device& device, const Grid3D& grid, LinearRoles roles, bool regather);
 
   /// X -> X~; keeps X~, or X alone when regathering.

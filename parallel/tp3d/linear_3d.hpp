@@ -34,6 +34,8 @@ namespace tplab::tp3d {
 /// InputGather3D for the trade).
 class Linear3D {
  public:
+  /// A layer with this rank\'s weight and bias shards, in the given roles; with `regather`,
+  /// the gathered operands are gathered again in backward instead of kept.
   Linear3D(Device& device, const Grid3D& grid, LinearRoles roles, Tensor weight, Tensor bias,
            bool regather);
 
@@ -43,7 +45,9 @@ class Linear3D {
   /// the weight and bias gradients.
   Tensor backward(const Tensor& dy, const Tensor& x_gathered);
 
+  /// The weight gradient shard (valid after backward).
   const Tensor& weight_grad() const { return weight_grad_; }
+  /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
   /// Bytes kept from forward for backward: W~, or none when regathering.
   std::size_t saved_bytes() const { return regather_ ? 0 : weight_gathered_.bytes(); }

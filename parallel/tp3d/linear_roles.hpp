@@ -17,8 +17,8 @@ namespace tplab::tp3d {
 /// linears (Q/K/V with the output projection, fc1 with fc2) and why its residual additions
 /// need no communication.
 struct LinearRoles {
-  Axis3D input = Axis3D::input;
-  Axis3D output = Axis3D::output;
+  Axis3D input = Axis3D::input;    ///< the axis along which X is gathered (and dX scattered)
+  Axis3D output = Axis3D::output;  ///< the axis along which Y is scattered (and dY gathered)
 
   /// The roles of the linear that reads this one's output.
   constexpr LinearRoles swapped() const { return {output, input}; }

@@ -21,6 +21,7 @@ namespace tplab::tp3d {
 /// partial sums. With Activation::none this is the linear pair of the exact checks.
 class Mlp3D final : public Sublayer {
  public:
+  /// The sublayer of this rank, from its parameter shards.
   Mlp3D(Device& device, const Grid3D& grid, const TensorMap& parameters, Activation activation,
         bool regather);
 

@@ -28,12 +28,12 @@ using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 
 /// The global problem size of one block.
 struct Shape {
-  std::int64_t b = 0;      ///< batch
-  std::int64_t s = 0;      ///< sequence length
-  std::int64_t h = 0;      ///< hidden size
-  std::int64_t heads = 0;  ///< attention heads; h must be divisible by heads
-  std::int64_t tokens() const { return b * s; }
-  std::int64_t head_dim() const { return h / heads; }
+  std::int64_t b = 0;                            ///< batch
+  std::int64_t s = 0;                            ///< sequence length
+  std::int64_t h = 0;                            ///< hidden size
+  std::int64_t heads = 0;                        ///< attention heads; h must be divisible by heads
+  std::int64_t tokens() const { return b * s; }  ///< m = b*s
+  std::int64_t head_dim() const { return h / heads; }  ///< h/n
 };
 
 /// LayerNorm epsilon used everywhere in tplab.
@@ -42,14 +42,22 @@ inline constexpr double kLayerNormEps = 1e-5;
 /// Parameters of one block. The same struct holds their gradients.
 template <typename T>
 struct BlockParams {
-  Vector<T> ln1_gamma, ln1_beta;  ///< [h]
-  Matrix<T> wq, wk, wv, wo;       ///< [h, h]
-  Vector<T> bq, bk, bv, bo;       ///< [h]
-  Vector<T> ln2_gamma, ln2_beta;  ///< [h]
-  Matrix<T> w1;                   ///< [h, 4h]
-  Vector<T> b1;                   ///< [4h]
-  Matrix<T> w2;                   ///< [4h, h]
-  Vector<T> b2;                   ///< [h]
+  Vector<T> ln1_gamma;  ///< [h]
+  Vector<T> ln1_beta;   ///< [h]
+  Matrix<T> wq;         ///< [h, h]
+  Matrix<T> wk;         ///< [h, h]
+  Matrix<T> wv;         ///< [h, h]
+  Matrix<T> wo;         ///< [h, h]
+  Vector<T> bq;         ///< [h]
+  Vector<T> bk;         ///< [h]
+  Vector<T> bv;         ///< [h]
+  Vector<T> bo;         ///< [h]
+  Vector<T> ln2_gamma;  ///< [h]
+  Vector<T> ln2_beta;   ///< [h]
+  Matrix<T> w1;         ///< [h, 4h]
+  Vector<T> b1;         ///< [4h]
+  Matrix<T> w2;         ///< [4h, h]
+  Vector<T> b2;         ///< [h]
 };
 
 /// Everything forward and backward produce.
