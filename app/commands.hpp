@@ -12,5 +12,7 @@ void add_verify_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 /// Adds "dump".
 void add_dump_command(CLI::App& app, int& exit_code);
+/// Adds "lesson" and its subcommands list, show, check, hint and reset.
+void add_lesson_command(CLI::App& app, int& exit_code);
 
 }  // namespace tplab::app

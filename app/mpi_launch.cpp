@@ -56,9 +56,14 @@ std::string find_mpiexec() {
 }
 
 int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds) {
+  return run_program_under_mpiexec(std::filesystem::read_symlink("/proc/self/exe").string(), ranks,
+                                   args, timeout_seconds);
+}
+
+int run_program_under_mpiexec(const std::string& program, int ranks,
+                              const std::vector<std::string>& args, int timeout_seconds) {
   const std::string mpiexec = find_mpiexec();
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::vector<std::string> argv = {mpiexec, "-n", std::to_string(ranks), self};
+  std::vector<std::string> argv = {mpiexec, "-n", std::to_string(ranks), program};
   argv.insert(argv.end(), args.begin(), args.end());
 
   const pid_t child = fork();

@@ -19,6 +19,10 @@ std::string find_mpiexec();
 /// Open MPI needs to run as root and with more ranks than cores.
 int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds);
 
+/// The same for another program (a lesson's checker, for example).
+int run_program_under_mpiexec(const std::string& program, int ranks,
+                              const std::vector<std::string>& args, int timeout_seconds);
+
 /// Exit codes of tplab, the same for every command.
 inline constexpr int kExitFailed = 1;    ///< something disagreed with the reference
 inline constexpr int kExitUsage = 2;     ///< bad input: the message says what would work

@@ -112,6 +112,47 @@ std::vector<std::string> checked_tensors(Workload workload) {
   return names;
 }
 
+std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCheck>& shards) {
+  const int rank = world.rank();
+  CpuDevice host;
+  Tensor packed = host.empty({static_cast<std::int64_t>(shards.size() * kCheckFields)}, DType::f64);
+  double* slot = packed.data_as<double>();
+  std::vector<TensorCheck> local;
+  for (const ShardToCheck& s : shards) {
+    local.push_back(check_shard(s.name, *s.reference,
+                                s.placement->blocks.at(static_cast<std::size_t>(rank)), s.got,
+                                s.tolerance, s.scale));
+    for (double v : pack(local.back())) *slot++ = v;
+  }
+  Tensor all = host.empty({world.size() * packed.numel()}, DType::f64);
+  world.all_gather(packed, all);
+
+  std::vector<TensorCheck> merged_checks;
+  for (std::size_t t = 0; t < shards.size(); ++t) {
+    TensorCheck merged;
+    merged.name = local[t].name;
+    merged.global = local[t].global;
+    merged.atol = local[t].atol;
+    merged.rtol = local[t].rtol;
+    merged.max_rel_l2 = local[t].max_rel_l2;
+    merged.hash = local[t].hash;
+    const auto packed_of = [&](int r) {
+      return std::span<const double>(
+          all.data_as<double>() + (static_cast<std::size_t>(r) * shards.size() + t) * kCheckFields,
+          kCheckFields);
+    };
+    for (int r = 0; r < world.size(); ++r) merge(merged, packed_of(r));
+    compare_replicas(merged, *shards[t].placement, packed_of);
+    if (!merged.replicas_differ.empty()) {  // known alike on every rank: all take part
+      merged.replica_difference = replica_difference(world, shards[t].got, *shards[t].placement,
+                                                     merged.replica_first, merged.replica_other);
+    }
+    finish(merged);
+    merged_checks.push_back(std::move(merged));
+  }
+  return merged_checks;
+}
+
 RunResult run_verification(Comm& world, Device& device, const RunConfig& config) {
   // Decide everything that can fail before the first collective, on every rank alike.
   const auto scheme = make_scheme(config.scheme, config.options);
@@ -164,62 +205,29 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
 
   // Compare shards locally, then let every rank merge every rank's findings.
   const Tolerance tolerance = tolerance_for(config.dtype, config.exact);
-  const std::vector<std::string> names = checked_tensors(workload);
-  std::vector<TensorCheck> local;
-  std::vector<std::vector<double>> values;  // this rank's shards, for the replica comparison
-  CpuDevice host;
-  Tensor packed = host.empty({static_cast<std::int64_t>(names.size() * kCheckFields)}, DType::f64);
-  double* slot = packed.data_as<double>();
-  for (const std::string& name : names) {
+  std::vector<ShardToCheck> shards;
+  for (const std::string& name : checked_tensors(workload)) {
     const auto found = outputs.find(name);
     check(found != outputs.end(), fmt::format("scheme {} produced no '{}'", config.scheme, name));
-    std::vector<double> got(static_cast<std::size_t>(found->second.numel()));
-    device.download(found->second, got);
-    const TensorPlacement& placement = find_placement(placements, name);
-    Tolerance t = tolerance;
-    double scale = rms(reference.at(name).values);
+    ShardToCheck shard{name, &reference.at(name), &find_placement(placements, name),
+                       {},   tolerance,           rms(reference.at(name).values)};
+    shard.got.resize(static_cast<std::size_t>(found->second.numel()));
+    device.download(found->second, shard.got);
     if (const ZeroGradient* zero = zero_gradient(name); zero != nullptr && !config.exact) {
-      scale = rms(reference.at(std::string(zero->scale_from)).values);
-      t.max_rel_l2 = INFINITY;
+      shard.scale = rms(reference.at(std::string(zero->scale_from)).values);
+      shard.tolerance.max_rel_l2 = INFINITY;
     }
-    local.push_back(check_shard(name, reference.at(name),
-                                placement.blocks.at(static_cast<std::size_t>(rank)), got, t,
-                                scale));
-    for (double v : pack(local.back())) *slot++ = v;
-    values.push_back(std::move(got));
+    shards.push_back(std::move(shard));
   }
-  Tensor all = host.empty({world.size() * packed.numel()}, DType::f64);
-  world.all_gather(packed, all);
+  result.tensors = compare_shards(world, shards);
+  result.pass = true;
+  for (const TensorCheck& c : result.tensors) result.pass = result.pass && c.pass;
+
+  CpuDevice host;
   Tensor most_saved = host.empty({1}, DType::f64);
   host.fill(most_saved, static_cast<double>(saved_bytes));
   world.all_reduce(most_saved, ReduceOp::max);
   result.saved_bytes = static_cast<std::size_t>(most_saved.data_as<double>()[0]);
-
-  result.pass = true;
-  for (std::size_t t = 0; t < names.size(); ++t) {
-    TensorCheck merged;
-    merged.name = local[t].name;
-    merged.global = local[t].global;
-    merged.atol = local[t].atol;
-    merged.rtol = local[t].rtol;
-    merged.max_rel_l2 = local[t].max_rel_l2;
-    merged.hash = local[t].hash;
-    const auto packed_of = [&](int r) {
-      return std::span<const double>(
-          all.data_as<double>() + (static_cast<std::size_t>(r) * names.size() + t) * kCheckFields,
-          kCheckFields);
-    };
-    for (int r = 0; r < world.size(); ++r) merge(merged, packed_of(r));
-    const TensorPlacement& placement = find_placement(placements, names[t]);
-    compare_replicas(merged, placement, packed_of);
-    if (!merged.replicas_differ.empty()) {  // known alike on every rank: all take part
-      merged.replica_difference = replica_difference(world, values[t], placement,
-                                                     merged.replica_first, merged.replica_other);
-    }
-    finish(merged);
-    result.pass = result.pass && merged.pass;
-    result.tensors.push_back(std::move(merged));
-  }
   return result;
 }
 

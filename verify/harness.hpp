@@ -38,6 +38,21 @@ struct RunResult {
   bool pass = false;
 };
 
+/// One tensor a rank compares with the reference: its shard, as the placement cuts it.
+struct ShardToCheck {
+  std::string name;
+  const HostArray* reference = nullptr;        ///< the whole global tensor
+  const TensorPlacement* placement = nullptr;  ///< which block each rank holds
+  std::vector<double> got;                     ///< this rank's shard, row-major, as f64
+  Tolerance tolerance;
+  double scale = 0;  ///< atol is tolerance.atol_scale times this (the reference's RMS)
+};
+
+/// Compares every rank's shards with the reference and merges the findings of all ranks:
+/// max_abs, rel_l2, the worst element, NaN/Inf, and whether replicas hold the same bits.
+/// Collective over `world`; every rank gets the same checks, in the order of `shards`.
+std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCheck>& shards);
+
 /// Draws the global problem from the seed, shards it by the scheme's placements, runs forward
 /// and backward, and compares every output and gradient shard with the reference. Collective
 /// over `world`; throws UsageError (identically on every rank, before any collective) when

@@ -24,15 +24,10 @@ std::string shape_text(const RunConfig& c) {
 
 }  // namespace
 
-void print_run(const RunResult& run, std::FILE* out) {
-  const RunConfig& c = run.config;
-  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}\n", c.scheme, run.world_size,
-             run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
-             c.exact ? " | exact (integer inputs, linear pair)" : "",
-             c.options.regather ? " | regather" : "");
+void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out) {
   fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>7} {:>5}  {}\n", "tensor", "shape",
              "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
-  for (const TensorCheck& t : run.tensors) {
+  for (const TensorCheck& t : tensors) {
     std::string verdict = t.pass ? "ok" : "FAIL";
     if (!t.replicas_differ.empty()) {
       verdict +=
@@ -51,7 +46,7 @@ void print_run(const RunResult& run, std::FILE* out) {
                t.name, to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
                std::min(t.share * 100.0, 99999.0), fmt::format("x{}", t.replicas), verdict);
   }
-  for (const TensorCheck& t : run.tensors) {
+  for (const TensorCheck& t : tensors) {
     if (const ZeroGradient* z = zero_gradient(t.name);
         z != nullptr && !std::isfinite(t.max_rel_l2)) {
       fmt::print(out,
@@ -60,6 +55,15 @@ void print_run(const RunResult& run, std::FILE* out) {
                  t.name, z->why, z->scale_from);
     }
   }
+}
+
+void print_run(const RunResult& run, std::FILE* out) {
+  const RunConfig& c = run.config;
+  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}\n", c.scheme, run.world_size,
+             run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
+             c.exact ? " | exact (integer inputs, linear pair)" : "",
+             c.options.regather ? " | regather" : "");
+  print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
   fmt::print(out, "  kept from forward for backward: {} bytes on the rank that keeps most{}\n",

@@ -9,6 +9,10 @@
 
 namespace tplab::verify {
 
+/// One row per tensor (name, shape, max_abs, rel_l2, atol, rtol, share of the tolerance used,
+/// replicas, verdict with the worst element when it fails), and notes on zero gradients.
+void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out);
+
 /// The run's heading, one row per tensor, the communication per rank, and its verdict.
 void print_run(const RunResult& run, std::FILE* out);
 

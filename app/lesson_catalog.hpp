@@ -1,0 +1,55 @@
+/// @file
+/// The lessons on disk (lessons/NN-slug/lesson.json) and the learner's progress through them.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tplab::app {
+
+/// One lesson, as its lesson.json and folder describe it.
+struct LessonInfo {
+  int number = 0;
+  std::string slug;  ///< the folder's name, e.g. "01-column-split"
+  std::filesystem::path dir;
+  std::string title;
+  std::string goal;
+  std::vector<int> world_sizes;
+  std::vector<std::string> hints;
+
+  /// "lesson_01": the CMake target of the exercise (the solution's adds "_solution").
+  std::string target() const;
+};
+
+/// Every lesson under `lessons_dir`, by number.
+std::vector<LessonInfo> load_lessons(const std::filesystem::path& lessons_dir);
+
+/// The lesson numbered `number`; throws UsageError naming the lessons that exist.
+const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, int number);
+
+/// Where a learner stands on one lesson.
+enum class Progress { not_started, wrong, passed };
+
+/// "not started", "wrong", "passed".
+std::string progress_name(Progress p);
+
+/// The learner's progress, kept as JSON in a small file of the build tree
+/// ({"01": {"progress": "wrong", "hints_shown": 2}, ...}).
+class ProgressFile {
+ public:
+  explicit ProgressFile(std::filesystem::path path);
+  Progress progress(int lesson) const;
+  int hints_shown(int lesson) const;
+  void set_progress(int lesson, Progress p);
+  void set_hints_shown(int lesson, int count);
+  /// Forgets a lesson (after reset).
+  void forget(int lesson);
+
+ private:
+  void save() const;
+  std::filesystem::path path_;
+  std::string json_;  // the file's text, parsed on use: the file is tiny
+};
+
+}  // namespace tplab::app

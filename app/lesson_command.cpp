@@ -1,0 +1,207 @@
+// "tplab lesson": list, show, check, hint and reset the graded lessons of lessons/.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "lesson_catalog.hpp"
+#include "mpi_launch.hpp"
+
+namespace tplab::app {
+namespace {
+
+/// Exit code of a lesson program whose exercise still holds a TODO (lessons/common/lesson.hpp).
+constexpr int kLessonNotStarted = 5;
+
+const std::filesystem::path kSourceDir = TPLAB_SOURCE_DIR;
+const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
+
+struct LessonOptions {
+  int number = -1;
+  bool solution = false;
+  bool all = false;
+  bool full = false;
+  std::vector<int> np;
+  int timeout = 120;
+};
+
+std::vector<LessonInfo> lessons() {
+  return load_lessons(kSourceDir / "lessons");
+}
+
+ProgressFile progress_file() {
+  return ProgressFile(kBinaryDir / "lessons-progress.json");
+}
+
+// ---- list, show, hint, reset -------------------------------------------------------------
+
+int list() {
+  const ProgressFile progress = progress_file();
+  fmt::print("  {:>2}  {:<68} {}\n", "#", "title", "progress");
+  for (const LessonInfo& l : lessons()) {
+    fmt::print("  {:02d}  {:<68} {}\n", l.number, l.title,
+               progress_name(progress.progress(l.number)));
+  }
+  fmt::print("\nstart with ./tplab lesson show 0; check your work with ./tplab lesson check N\n");
+  return 0;
+}
+
+int show(const LessonOptions& o) {
+  const std::vector<LessonInfo> all = lessons();
+  const LessonInfo& l = find_lesson(all, o.number);
+  const auto readme = l.dir / "README.md";
+  if (o.full) {
+    std::ifstream in(readme);
+    std::cout << in.rdbuf();
+    return 0;
+  }
+  fmt::print("lesson {:02d}: {}\n\n{}\n\n", l.number, l.title, l.goal);
+  fmt::print("  read:     {}\n", readme.string());
+  fmt::print("  edit:     {}\n", (l.dir / "exercise.cpp").string());
+  fmt::print("  check:    ./tplab lesson check {}   (runs on {} ranks)\n", l.number,
+             fmt::join(l.world_sizes, ", "));
+  fmt::print("  stuck:    ./tplab lesson hint {}\n", l.number);
+  return 0;
+}
+
+int hint(const LessonOptions& o) {
+  const std::vector<LessonInfo> all = lessons();
+  const LessonInfo& l = find_lesson(all, o.number);
+  ProgressFile progress = progress_file();
+  const int total = static_cast<int>(l.hints.size());
+  const int shown = o.all ? total : std::min(progress.hints_shown(l.number) + 1, total);
+  for (int i = 0; i < shown; ++i) {
+    fmt::print("hint {}/{}: {}\n", i + 1, total, l.hints[static_cast<std::size_t>(i)]);
+  }
+  if (shown < total) {
+    fmt::print("\n(./tplab lesson hint {} again for the next one, --all for every one)\n",
+               l.number);
+  }
+  progress.set_hints_shown(l.number, shown);
+  return 0;
+}
+
+int reset(const LessonOptions& o) {
+  const std::vector<LessonInfo> all = lessons();
+  const LessonInfo& l = find_lesson(all, o.number);
+  const std::string exercise = fmt::format("lessons/{}/exercise.cpp", l.slug);
+  const std::string command =
+      fmt::format("git -C '{}' checkout -- '{}'", kSourceDir.string(), exercise);
+  if (std::system(command.c_str()) != 0) {
+    throw UsageError(fmt::format(
+        "could not restore {} from git (is this a git checkout?); the shipped exercise is in "
+        "the repository's history",
+        exercise));
+  }
+  progress_file().forget(l.number);
+  fmt::print("lesson {:02d}: {} restored as shipped; progress cleared\n", l.number, exercise);
+  return 0;
+}
+
+// ---- check -------------------------------------------------------------------------------
+
+/// Builds `target` in the build tree; on failure prints the compiler's messages (without the
+/// build tool's progress lines) and returns false.
+bool build_target(const std::string& target) {
+  const std::string command =
+      fmt::format("cmake --build '{}' --target {} 2>&1", kBinaryDir.string(), target);
+  fmt::print("building {} ...\n", target);
+  std::fflush(stdout);
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw InternalError("could not run cmake --build");
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  if (pclose(pipe) == 0) return true;
+  fmt::print("\nthe exercise does not compile; the compiler says:\n\n");
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("[") || line.starts_with("ninja: ") || line.starts_with("FAILED: ")) {
+      continue;
+    }
+    fmt::print("  {}\n", line);
+  }
+  return false;
+}
+
+int check(const LessonOptions& o) {
+  const std::vector<LessonInfo> all = lessons();
+  const LessonInfo& l = find_lesson(all, o.number);
+  const std::string target = o.solution ? l.target() + "_solution" : l.target();
+  ProgressFile progress = progress_file();
+  const auto record = [&](Progress p) {
+    if (!o.solution) progress.set_progress(l.number, p);
+  };
+  if (!build_target(target)) {
+    record(Progress::wrong);
+    fmt::print("\nlesson {:02d}: WRONG (does not compile)\n", l.number);
+    return kExitFailed;
+  }
+  const auto program = kBinaryDir / "lessons" / target;
+  bool not_started = false, wrong = false;
+  for (int np : o.np.empty() ? l.world_sizes : o.np) {
+    fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
+               o.solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
+    std::fflush(stdout);
+    const int code = run_program_under_mpiexec(program.string(), np, {}, o.timeout);
+    if (code == kExitUsage) return kExitUsage;
+    if (code == kLessonNotStarted) {
+      not_started = true;
+      break;  // the same TODO stops every world size
+    }
+    if (code != 0) wrong = true;
+  }
+  if (not_started) {
+    record(Progress::not_started);
+    fmt::print("\nlesson {:02d}: not started: fill in the TODO blocks of {}\n", l.number,
+               (l.dir / "exercise.cpp").string());
+    return 0;
+  }
+  record(wrong ? Progress::wrong : Progress::passed);
+  fmt::print("\nlesson {:02d}: {}\n", l.number,
+             wrong ? "WRONG: the tables above show which tensors disagree and where"
+                   : "PASSED at every world size");
+  return wrong ? kExitFailed : 0;
+}
+
+}  // namespace
+
+void add_lesson_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<LessonOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "lesson", "Graded lessons: list them, read one, check your exercise, get a hint, reset it.");
+  cmd->require_subcommand(1);
+  const auto number = [&o](CLI::App* sub) {
+    sub->add_option("N", o->number, "the lesson's number (./tplab lesson list)")->required();
+  };
+  cmd->add_subcommand("list", "every lesson with its progress")->callback([&exit_code] {
+    exit_code = list();
+  });
+  CLI::App* show_cmd = cmd->add_subcommand("show", "the lesson's goal and files");
+  number(show_cmd);
+  show_cmd->add_flag("--readme", o->full, "print the whole README");
+  show_cmd->callback([o, &exit_code] { exit_code = show(*o); });
+  CLI::App* check_cmd = cmd->add_subcommand(
+      "check", "build your exercise, run it under mpiexec and compare it with the reference");
+  number(check_cmd);
+  check_cmd->add_flag("--solution", o->solution, "check the library's own implementation");
+  check_cmd->add_option("--np", o->np, "world sizes (default: the lesson's own)")->delimiter(',');
+  check_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
+      ->capture_default_str();
+  check_cmd->callback([o, &exit_code] { exit_code = check(*o); });
+  CLI::App* hint_cmd = cmd->add_subcommand("hint", "the next hint (--all: every hint)");
+  number(hint_cmd);
+  hint_cmd->add_flag("--all", o->all, "every hint at once");
+  hint_cmd->callback([o, &exit_code] { exit_code = hint(*o); });
+  CLI::App* reset_cmd =
+      cmd->add_subcommand("reset", "restore the shipped exercise (your changes are lost)");
+  number(reset_cmd);
+  reset_cmd->callback([o, &exit_code] { exit_code = reset(*o); });
+}
+
+}  // namespace tplab::app

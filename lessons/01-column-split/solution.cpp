@@ -1,0 +1,23 @@
+// Lesson 01, the library's answer: ColumnParallelLinear (with a zero bias) and an all-gather.
+#include "lesson.hpp"
+#include "tp1d/column_parallel_linear.hpp"
+
+namespace tplab::lessons::column_split {
+
+Tensor column_parallel_matmul(Device& device, const Tensor& x, const Tensor& w_shard) {
+  tp1d::ColumnParallelLinear linear(device, w_shard, device.zeros({w_shard.cols()}, x.dtype()));
+  return linear.forward(x);  // [m, in] x [in, out/t] -> [m, out/t]
+}
+
+Tensor gather_columns(Device& device, Comm& tp, const Tensor& y_shard) {
+  const std::int64_t m = y_shard.rows(), part = y_shard.cols();
+  Tensor stacked = device.empty({tp.size() * m, part}, y_shard.dtype());
+  tp.all_gather(y_shard, stacked);  // [t*m, out/t]: rank r's block in rows r*m..(r+1)*m-1
+  // Seen as [1*t, m, out/t] (t "heads" of one sequence), merging the heads lays the blocks
+  // side by side: [m, t*out/t] = [m, out].
+  Tensor y = device.empty({m, tp.size() * part}, y_shard.dtype());
+  device.merge_heads(stacked.reshaped({tp.size(), m, part}), 1, tp.size(), y);
+  return y;
+}
+
+}  // namespace tplab::lessons::column_split
