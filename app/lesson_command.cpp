@@ -1,8 +1,10 @@
 // "tplab lesson": list, show, check, hint and reset the graded lessons of lessons/.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -14,9 +16,6 @@
 
 namespace tplab::app {
 namespace {
-
-/// Exit code of a lesson program whose exercise still holds a TODO (lessons/common/lesson.hpp).
-constexpr int kLessonNotStarted = 5;
 
 const std::filesystem::path kSourceDir = TPLAB_SOURCE_DIR;
 const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
@@ -148,13 +147,19 @@ int check(const LessonOptions& o) {
     fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
                o.solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
     std::fflush(stdout);
+    const auto verdict_file = kBinaryDir / fmt::format("lesson-verdict-{}.txt", getpid());
+    std::filesystem::remove(verdict_file);
+    setenv("TPLAB_LESSON_VERDICT", verdict_file.c_str(), 1);
     const int code = run_program_under_mpiexec(program.string(), np, {}, o.timeout);
+    std::string verdict;
+    std::ifstream(verdict_file) >> verdict;
+    std::filesystem::remove(verdict_file);
     if (code == kExitUsage) return kExitUsage;
-    if (code == kLessonNotStarted) {
+    if (verdict == "not") {  // "not started": the same TODO stops every world size
       not_started = true;
-      break;  // the same TODO stops every world size
+      break;
     }
-    if (code != 0) wrong = true;
+    if (code != 0 || verdict != "pass") wrong = true;
   }
   if (not_started) {
     record(Progress::not_started);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <random>
 
 #include "comm/mpi_comm.hpp"
@@ -118,6 +120,16 @@ int run_lesson(const std::string& name, const std::function<bool(Lesson&)>& body
     fmt::print("\n{}\n", verdict == pass ? "PASS" : "WRONG: see the rows marked FAIL above");
   }
   std::fflush(stdout);
+  // Under `tplab lesson check` the verdict goes to a file and every rank exits 0, so that
+  // mpiexec has no failed process to report on top of the lesson's own words.
+  if (const char* path = std::getenv("TPLAB_LESSON_VERDICT"); path != nullptr) {
+    if (lesson.rank() == 0) {
+      std::ofstream(path) << (verdict == pass    ? "pass"
+                              : verdict == wrong ? "wrong"
+                                                 : "not started");
+    }
+    return 0;
+  }
   return verdict == pass ? 0 : verdict == wrong ? 1 : kExitNotStarted;
 }
 
