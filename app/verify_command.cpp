@@ -120,8 +120,8 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
 
 void print_summary(const nlohmann::json& runs, const std::vector<std::string>& crashed) {
   fmt::print("\n{:=<78}\nsummary\n", "");
-  fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>9} {:>10}  {}\n", "scheme", "np", "dtype", "check",
-             "tensors", "max used", "max rel_l2", "verdict");
+  fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>9} {:>10} {:>8}  {}\n", "scheme", "np", "dtype",
+             "check", "tensors", "max used", "max rel_l2", "comm", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
     for (const auto& t : r["tensors"]) {
@@ -131,9 +131,10 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
       used = std::max(used, value("tolerance_used"));
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>8.0f}% {:>10.2e}  {}\n",
+    fmt::print("  {:<7} {:>3} {:<5} {:<8} {:>7} {:>8.0f}% {:>10.2e} {:>8}  {}\n",
                r["scheme"].get<std::string>(), r["np"].get<int>(), r["dtype"].get<std::string>(),
                r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(), used * 100, rel,
+               r["comm_match"].get<bool>() ? "= model" : "differs",
                r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
   for (const auto& c : crashed) fmt::print("  {}\n", c);
@@ -158,7 +159,9 @@ int drive(const VerifyOptions& o) {
   bool pass = series.failures.empty() && !series.runs.empty();
   for (const auto& r : series.runs) pass = pass && r["pass"].get<bool>();
   fmt::print("\n{}: {} runs{}\n", pass ? "ALL PASS" : "FAILED", series.runs.size(),
-             pass ? ", every tensor within tolerance of the reference" : "");
+             pass ? ", every tensor within tolerance of the reference and every rank's "
+                    "communication equal to the cost model's"
+                  : "");
   if (!o.json.empty()) {
     std::ofstream(o.json) << nlohmann::json{{"runs", series.runs}}.dump(2) << "\n";
   }

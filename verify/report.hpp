@@ -9,14 +9,19 @@
 
 namespace tplab::verify {
 
-/// The run's heading, one row per tensor, the communication per rank, and its verdict.
+/// The run's heading, one row per tensor, the communication per rank beside the cost model's,
+/// and its verdict.
 void print_run(const RunResult& run, std::FILE* out);
 
 /// {"scheme", "np", "backend", "dtype", "exact", "shape": {...}, "pass", "tensors": [...],
-///  "comm": {"forward": [...], "backward": [...]}, "seconds": {...}}
+///  "comm": [...], "comm_match", "comm_mismatch_ranks", "comm_phases": {"forward": [...],
+///  "backward": [...]}, "seconds": {...}}; "comm" holds forward + backward per collective and
+///  group, each phase of "comm_phases" the same rows for that phase alone.
 nlohmann::json to_json(const RunResult& run);
 
-/// The communication record of one phase as JSON rows.
-nlohmann::json comm_json(const std::vector<CollectiveCount>& counts);
+/// Collectives against the model as JSON rows: "collective", "group", "group_size", "calls",
+/// "elements", "bytes", "bus_elements", "seconds" (measured), "model_group_size",
+/// "model_calls", "model_elements", "match".
+nlohmann::json comm_json(const std::vector<model::CommComparison>& rows);
 
 }  // namespace tplab::verify

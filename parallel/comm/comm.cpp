@@ -8,8 +8,8 @@
 
 namespace tplab {
 
-Comm::Comm(std::string group, std::shared_ptr<CommCounters> counters)
-    : group_(std::move(group)), counters_(std::move(counters)) {
+Comm::Comm(std::string group, std::shared_ptr<CommCounters> counters, Recording recording)
+    : group_(std::move(group)), counters_(std::move(counters)), recording_(recording) {
   check(counters_ != nullptr, "Comm needs counters");
 }
 
@@ -18,7 +18,7 @@ void Comm::counted(Collective c, const Tensor& logical, F&& transport) {
   const auto start = std::chrono::steady_clock::now();
   transport();
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  if (size() == 1) return;  // nothing crossed a link
+  if (size() == 1 || recording_ == Recording::by_inner) return;  // nothing crossed a link here
   counters_->record(c, group_, size(), logical.numel(), static_cast<std::int64_t>(logical.bytes()),
                     elapsed.count());
 }

@@ -59,7 +59,7 @@ std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placeme
 }
 
 std::vector<std::string> scheme_names() {
-  return {"1d"};
+  return {"1d", "2d", "2.5d"};
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
