@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "flops.hpp"
 #include "problem.hpp"
 #include "reference_bridge.hpp"
 
@@ -58,12 +59,6 @@ Spread spread_of(std::vector<double> samples) {
   return {median, samples.front(), samples.back()};
 }
 
-double block_step_flops(const BlockShape& s) {
-  const double b = static_cast<double>(s.b), q = static_cast<double>(s.s);
-  const double h = static_cast<double>(s.h);
-  return 3.0 * (24.0 * b * q * h * h + 4.0 * b * q * q * h);
-}
-
 StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   if (config.repeats < 1 || config.warmup < 0) {
     throw UsageError("--repeats must be at least 1 and --warmup at least 0");
@@ -109,7 +104,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   t.comm_seconds = spread_of(comms);
   t.comm_share = t.comm_seconds.median / t.step_seconds.median;
   t.bytes_per_rank = bytes;
-  t.flops = block_step_flops(config.shape);
+  t.flops = model::block_step_flops(config.shape);
   t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
   t.tokens_per_second = static_cast<double>(config.shape.tokens()) / t.step_seconds.median;
   return t;
