@@ -3,8 +3,8 @@
 /// picks the scheme's formulas.
 ///
 /// Each scheme's formulas are one function, cost_<scheme>(shape, grid sizes, workload), in a
-/// file of its own (cost_1d.cpp, cost_2d.cpp, cost_2p5d.cpp), with the derivation beside the
-/// code. Adding a scheme is adding that function and one line to rank_cost().
+/// file of its own (cost_1d.cpp, cost_2d.cpp, cost_2p5d.cpp, cost_3d.cpp), with the derivation
+/// beside the code. Adding a scheme is adding that function and one line to rank_cost().
 #pragma once
 
 #include <cstdint>

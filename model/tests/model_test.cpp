@@ -3,13 +3,14 @@
 // alpha-beta times, node layouts, and refusals of bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include "alpha_beta.hpp"
 #include "comm_check.hpp"
 #include "core/error.hpp"
 #include "cost_1d.hpp"
+#include "cost_3d.hpp"
 #include "flops.hpp"
 #include "hardware.hpp"
 #include "node_layout.hpp"
@@ -90,6 +91,60 @@ TEST(HandComputed, TwoAndAHalfDimensionalAddsTheDepthAllReduce) {
   EXPECT_EQ(deep.comm.backward.rows(), expected.rows());
 }
 
+TEST(HandComputed, ThreeDimensionalTwoCubed) {
+  // q = 2, b = 4, s = 2 (m = 8, m/q^2 = 2 rows per rank), h = 8: m h / q^2 = 16, h^2 / q^2 = 16.
+  // Each token block is one whole sequence, so attention needs no exchange.
+  const RankCost c = cost_3d({4, 2, 8, 2}, 2, false, Workload::block);
+  EXPECT_EQ(c.comm.forward.rows(),
+            (std::vector<PredictedCollective>{
+                row(C::all_gather, "input", 2, 2, 32),        // LN1's and LN2's outputs
+                row(C::reduce_scatter, "input", 2, 2, 32),    // the projection's and fc2's Y
+                row(C::all_reduce, "output", 2, 4, 8),        // LayerNorm statistics [2]
+                row(C::all_gather, "output", 2, 2, 80),       // ctx [2, 4], GELU's output [2, 16]
+                row(C::reduce_scatter, "output", 2, 4, 112),  // Q, K, V [4, 4], fc1 [4, 16]
+                row(C::all_gather, "weight", 2, 6, 192),      // 12 h^2 / q^2
+            }));
+  EXPECT_EQ(c.comm.backward.rows(),
+            (std::vector<PredictedCollective>{
+                row(C::all_gather, "input", 2, 2, 32),
+                row(C::reduce_scatter, "input", 2, 2, 32),
+                row(C::all_reduce, "input_weight", 4, 4, 24),  // bo, b2, 2 x [2, 4] LayerNorm
+                row(C::all_reduce, "output", 2, 2, 8),
+                row(C::all_gather, "output", 2, 4, 112),
+                row(C::reduce_scatter, "output", 2, 2, 80),
+                row(C::all_reduce, "output_weight", 4, 4, 28),  // bq, bk, bv [4], b1 [16]
+                row(C::reduce_scatter, "weight", 2, 6, 192),
+            }));
+  EXPECT_EQ(c.parameter_elements, 12 * 64 / 8 + 13 * 8 / 2);
+  // 9 m h/q^3 + 7 m h/q^2 + 12 h^2/q^2 + 2 m/q^2 + b n s^2/q^3 = 72 + 112 + 192 + 4 + 4
+  EXPECT_EQ(c.activation_elements, 384);
+}
+
+TEST(HandComputed, ThreeDimensionalBlocksThatCutSequencesGatherKeysAndValues) {
+  // b = 2, s = 4: a token block of 2 rows is half a sequence; K and V [2, 4] are all-gathered
+  // over the 4 token blocks of output_weight, [8, 4] = 32 elements each, and their gradients
+  // reduce-scattered back.
+  const RankCost c = cost_3d({2, 4, 8, 2}, 2, false, Workload::block);
+  const auto has = [](const PhaseComm& phase, const PredictedCollective& expected) {
+    const auto rows = phase.rows();
+    return std::find(rows.begin(), rows.end(), expected) != rows.end();
+  };
+  EXPECT_TRUE(has(c.comm.forward, row(C::all_gather, "output_weight", 4, 2, 64)));
+  EXPECT_TRUE(has(c.comm.backward, row(C::reduce_scatter, "output_weight", 4, 2, 64)));
+}
+
+TEST(HandComputed, ThreeDimensionalRegatherTradesMemoryForGathers) {
+  const BlockShape shape{4, 2, 8, 2};
+  const RankCost kept = cost_3d(shape, 2, false, Workload::block);
+  const RankCost again = cost_3d(shape, 2, true, Workload::block);
+  EXPECT_EQ(again.comm.forward.rows(), kept.comm.forward.rows());
+  // backward gathers X~ (input: 2 x 16; output: 16 + 64) and W~ (192) again
+  EXPECT_EQ(again.comm.backward.total_elements() - kept.comm.backward.total_elements(),
+            32 + 80 + 192);
+  // kept: X [m/q^2, in/q] instead of X~ [m/q, in/q], and no W~
+  EXPECT_EQ(kept.activation_elements - again.activation_elements, (32 + 80 - 16 - 40) + 192);
+}
+
 // ---- the closed forms of docs/cost-model.md
 // ------------------------------------------------------
 
@@ -132,6 +187,24 @@ TEST(ClosedForm, TwoAndAHalfDimensional) {
       const double bus = (27.0 * m * h / d + 36.0 * h * h) / q +
                          2.0 * (q - 1) / q / q * (8.0 * m / d + 13 * h) +
                          2.0 * (d - 1) / d * (12.0 * h * h / q / q + 13.0 * h / q);
+      EXPECT_NEAR(c.comm.total().total_bus_elements(), bus, 1e-9 * bus);
+    }
+  }
+}
+
+TEST(ClosedForm, ThreeDimensionalIsTheDesignNotesPlusLayerNormAndBiases) {
+  for (const BlockShape& s :
+       {BlockShape{8, 4, 64, 8}, BlockShape{27, 3, 81, 9}, BlockShape{8, 2048, 8192, 64}}) {
+    for (int q : {2, 3, 4}) {
+      const std::int64_t q2 = q * q;
+      if (s.b % q2 != 0 || s.h % q2 != 0 || s.heads % q != 0) continue;
+      const std::int64_t m = s.tokens(), h = s.h;
+      const RankCost c = cost_3d(s, q, false, Workload::block);
+      EXPECT_EQ(c.comm.total().total_elements(),
+                (32 * m * h + 24 * h * h + 8 * m) / q2 + 13 * h / q);
+      const double q3 = static_cast<double>(q2 * q);
+      const double bus = 2.0 * (q - 1) / q3 * (16.0 * m * h + 12.0 * h * h) +
+                         16.0 * (q - 1) / q3 * m + 26.0 * (q2 - 1) / q3 * h;
       EXPECT_NEAR(c.comm.total().total_bus_elements(), bus, 1e-9 * bus);
     }
   }
