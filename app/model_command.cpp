@@ -118,9 +118,9 @@ void print_projection(const model::Projection& p, bool detail) {
     return;
   }
   std::string memory =
-      fmt::format("{:>9.2f} {:>9.2f}", gib(p.weight_bytes), gib(p.activation_bytes));
+      fmt::format("{:>9.3f} {:>9.3f}", gib(p.weight_bytes), gib(p.activation_bytes));
   if (p.korthikanti_bytes)
-    memory += fmt::format(" (Korthikanti {:.2f})", gib(*p.korthikanti_bytes));
+    memory += fmt::format(" (Korthikanti {:.3f})", gib(*p.korthikanti_bytes));
   if (!p.fits_memory) memory += "  exceeds the device's memory";
   fmt::print("  {:>5} {:<6} {:<9} {:>10.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>5.0f}% {:>9.3f} {}\n",
              p.gpus, p.scheme, p.grid, p.compute_s * 1e3, p.comm_s() * 1e3, p.comm_latency_s * 1e3,

@@ -82,7 +82,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
       shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
   auto module = scheme->make_module(world, device, config.shape, Workload::block, parameters);
 
-  std::vector<double> steps, comms;
+  std::vector<double> steps, comms, comms_least;
   std::int64_t bytes = 0;
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
     world.barrier();
@@ -96,12 +96,14 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     if (i < config.warmup) continue;
     steps.push_back(max_over_ranks(world, step));
     comms.push_back(max_over_ranks(world, comm));
+    comms_least.push_back(-max_over_ranks(world, -comm));
   }
   StepTiming t;
   t.config = config;
   t.world_size = world.size();
   t.step_seconds = spread_of(steps);
   t.comm_seconds = spread_of(comms);
+  t.comm_seconds_least = spread_of(comms_least);
   t.comm_share = t.comm_seconds.median / t.step_seconds.median;
   t.bytes_per_rank = bytes;
   t.flops = model::block_step_flops(config.shape);

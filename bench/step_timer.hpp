@@ -37,6 +37,10 @@ struct StepTiming {
   int world_size = 0;
   Spread step_seconds;
   Spread comm_seconds;
+  /// The least time any rank spent inside collectives. A rank that reaches a collective last
+  /// does not wait there, so this holds less of the waiting for slower ranks than
+  /// comm_seconds, and comes nearer the transfers alone.
+  Spread comm_seconds_least;
   double comm_share = 0;            ///< median comm time / median step time
   std::int64_t bytes_per_rank = 0;  ///< logical bytes of this rank's collectives per step
   double flops = 0;                 ///< of the whole step, all ranks (model::block_step_flops)
