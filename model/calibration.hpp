@@ -10,16 +10,17 @@ namespace tplab::model {
 
 /// The measurements behind a calibrated profile, for printing.
 struct Calibration {
-  int ranks = 0;
+  int ranks = 0;                  ///< the world size it ran on
   std::int64_t matmul_size = 0;   ///< n of the [n, n] x [n, n] f32 product timed
   double matmul_flops_per_s = 0;  ///< per rank, all ranks multiplying at once
+  /// One collective's three timings and the rates fitted to them.
   struct Point {
     Collective collective = Collective::all_reduce;
     std::int64_t small = 0, medium = 0, large = 0;  ///< elements per call (f32)
     double small_s = 0, medium_s = 0, large_s = 0;  ///< median time per call, slowest rank
     LinkRate rate;                                  ///< alpha and bandwidth fitted to them
   };
-  std::vector<Point> collectives;
+  std::vector<Point> collectives;  ///< every collective, in Collective's order
 };
 
 /// Times, on every rank of `world` at once, an f32 matrix product of `device` and every

@@ -32,11 +32,13 @@ struct CommComparison {
 
 /// A rank's collectives of one run against the model, per phase and in total.
 struct CommCheck {
-  std::vector<CommComparison> forward, backward;
-  std::vector<CommComparison> total;  ///< forward + backward per collective and group
-  bool match = false;                 ///< every row of both phases matches
+  std::vector<CommComparison> forward, backward;  ///< one row per collective and group
+  std::vector<CommComparison> total;              ///< forward + backward per collective and group
+  bool match = false;                             ///< every row of both phases matches
 
+  /// The elements of every measured collective, both phases: the per-rank total verify prints.
   std::int64_t measured_elements() const;
+  /// The same, as the model predicts it.
   std::int64_t model_elements() const;
 };
 

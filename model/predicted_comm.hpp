@@ -36,7 +36,9 @@ class PhaseComm {
            std::int64_t elements);
   /// Ordered by group, then collective (the order of CommCounters::snapshot).
   std::vector<PredictedCollective> rows() const;
+  /// N summed over every call of the phase.
   std::int64_t total_elements() const;
+  /// N x bus factor summed over every call: what crosses each rank's link.
   double total_bus_elements() const;
 
  private:

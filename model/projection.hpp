@@ -27,18 +27,18 @@ struct TimedCollective {
 /// so a device does 1/p of block_step_flops); communication = the alpha-beta time of every
 /// collective the model predicts, on the inter-node link when its group spans nodes.
 struct Projection {
-  std::string scheme;
-  int gpus = 0;
+  std::string scheme;   ///< "1d", "2d", ...
+  int gpus = 0;         ///< devices, one rank each
   std::string grid;     ///< as Scheme::describe_grid says it; empty when none fits
   std::string why_not;  ///< when no grid fits: the broken rule and the counts that would work
 
-  double flops = 0;  ///< per device
-  double compute_s = 0;
-  std::vector<TimedCollective> collectives;
-  double comm_latency_s = 0;
-  double comm_bandwidth_s = 0;
-  std::int64_t comm_elements = 0;  ///< N summed over the step's calls
-  double comm_bus_bytes = 0;       ///< what crosses each device's link
+  double flops = 0;                          ///< per device
+  double compute_s = 0;                      ///< flops / the profile's rate
+  std::vector<TimedCollective> collectives;  ///< forward + backward per collective and group
+  double comm_latency_s = 0;                 ///< the alpha terms of every collective
+  double comm_bandwidth_s = 0;               ///< the bandwidth terms of every collective
+  std::int64_t comm_elements = 0;            ///< N summed over the step's calls
+  double comm_bus_bytes = 0;                 ///< what crosses each device's link
 
   double weight_bytes = 0;      ///< the block's parameters held by one device
   double activation_bytes = 0;  ///< what the block keeps for backward (RankCost's count)
