@@ -43,6 +43,7 @@ nlohmann::json to_json(const bench::StepTiming& t, const bench::Spread* referenc
                       {"repeats", t.config.repeats},
                       {"step_s", spread(t.step_seconds)},
                       {"comm_s", spread(t.comm_seconds)},
+                      {"comm_least_s", spread(t.comm_seconds_least)},
                       {"comm_share", t.comm_share},
                       {"bytes_per_rank", t.bytes_per_rank},
                       {"flops", t.flops},

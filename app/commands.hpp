@@ -10,6 +10,8 @@ namespace tplab::app {
 void add_verify_command(CLI::App& app, int& exit_code);
 /// Adds "bench" and its subcommands.
 void add_bench_command(CLI::App& app, int& exit_code);
+/// Adds "model": projections, calibration and the comparison with a measured run.
+void add_model_command(CLI::App& app, int& exit_code);
 /// Adds "dump".
 void add_dump_command(CLI::App& app, int& exit_code);
 /// Adds "lesson" and its subcommands list, show, check, hint and reset.

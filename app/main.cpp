@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   tplab::app::add_verify_command(app, exit_code);
   tplab::app::add_bench_command(app, exit_code);
+  tplab::app::add_model_command(app, exit_code);
   tplab::app::add_dump_command(app, exit_code);
   tplab::app::add_lesson_command(app, exit_code);
   try {

@@ -161,8 +161,9 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
 
 void print_summary(const nlohmann::json& runs, const std::vector<std::string>& crashed) {
   fmt::print("\n{:=<78}\nsummary\n", "");
-  fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10}  {}\n", "scheme", "np",
-             "grid", "dtype", "check", "tensors", "max used", "max rel_l2", "kept KiB", "verdict");
+  fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n", "scheme",
+             "np", "grid", "dtype", "check", "tensors", "max used", "max rel_l2", "kept KiB",
+             "comm", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
     for (const auto& t : r["tensors"]) {
@@ -172,11 +173,13 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
       used = std::max(used, value("tolerance_used"));
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f}  {}\n",
+    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f} {:>8}  {}\n",
                r["scheme"].get<std::string>(), r["np"].get<int>(), r["grid"].get<std::string>(),
                r["dtype"].get<std::string>(), r["exact"].get<bool>() ? "exact" : "block",
                r["tensors"].size(), std::min(used * 100, 99999.0), rel,
-               r["saved_bytes"].get<double>() / 1024, r["pass"].get<bool>() ? "PASS" : "FAIL");
+               r["saved_bytes"].get<double>() / 1024,
+               r["comm_match"].get<bool>() ? "= model" : "differs",
+               r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
   for (const auto& c : crashed) fmt::print("  {}\n", c);
 }
@@ -220,7 +223,9 @@ int drive(const VerifyOptions& o) {
   bool pass = series.failures.empty() && !series.runs.empty();
   for (const auto& r : series.runs) pass = pass && r["pass"].get<bool>();
   fmt::print("\n{}: {} runs{}\n", pass ? "ALL PASS" : "FAILED", series.runs.size(),
-             pass ? ", every tensor within tolerance of the reference" : "");
+             pass ? ", every tensor within tolerance of the reference and every rank's "
+                    "communication equal to the cost model's"
+                  : "");
   if (!o.json.empty()) {
     std::ofstream(o.json) << nlohmann::json{{"runs", series.runs}}.dump(2) << "\n";
   }

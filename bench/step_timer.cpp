@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
+#include "flops.hpp"
 #include "problem.hpp"
 #include "reference_bridge.hpp"
 
@@ -52,12 +53,6 @@ Spread spread_of(std::vector<double> samples) {
   return {median, samples.front(), samples.back()};
 }
 
-double block_step_flops(const BlockShape& s) {
-  const double b = static_cast<double>(s.b), q = static_cast<double>(s.s);
-  const double h = static_cast<double>(s.h);
-  return 3.0 * (24.0 * b * q * h * h + 4.0 * b * q * q * h);
-}
-
 StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   if (config.repeats < 1 || config.warmup < 0) {
     throw UsageError("--repeats must be at least 1 and --warmup at least 0");
@@ -81,7 +76,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
                                          rank, config.dtype);
   auto module = scheme->make_module(world, device, config.shape, Workload::block, parameters);
 
-  std::vector<double> steps, comms;
+  std::vector<double> steps, comms, comms_least;
   std::int64_t bytes = 0;
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
     world.barrier();
@@ -95,15 +90,17 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     if (i < config.warmup) continue;
     steps.push_back(max_over_ranks(world, step));
     comms.push_back(max_over_ranks(world, comm));
+    comms_least.push_back(-max_over_ranks(world, -comm));
   }
   StepTiming t;
   t.config = config;
   t.world_size = world.size();
   t.step_seconds = spread_of(steps);
   t.comm_seconds = spread_of(comms);
+  t.comm_seconds_least = spread_of(comms_least);
   t.comm_share = t.comm_seconds.median / t.step_seconds.median;
   t.bytes_per_rank = bytes;
-  t.flops = block_step_flops(config.shape);
+  t.flops = model::block_step_flops(config.shape);
   t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
   t.tokens_per_second = static_cast<double>(config.shape.tokens()) / t.step_seconds.median;
   return t;

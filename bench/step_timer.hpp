@@ -37,16 +37,16 @@ struct StepTiming {
   int world_size = 0;
   Spread step_seconds;
   Spread comm_seconds;
+  /// The least time any rank spent inside collectives. A rank that reaches a collective last
+  /// does not wait there, so this holds less of the waiting for slower ranks than
+  /// comm_seconds, and comes nearer the transfers alone.
+  Spread comm_seconds_least;
   double comm_share = 0;            ///< median comm time / median step time
   std::int64_t bytes_per_rank = 0;  ///< logical bytes of this rank's collectives per step
-  double flops = 0;                 ///< of the whole step, all ranks together
+  double flops = 0;                 ///< of the whole step, all ranks (model::block_step_flops)
   double gflops_per_second = 0;     ///< flops / median step time
   double tokens_per_second = 0;
 };
-
-/// FLOPs of one block's forward and backward: 3 x (24 b s h^2 + 4 b s^2 h), counting a
-/// multiply-add as 2 and the causal attention as if it were full (as cuBLAS computes it).
-double block_step_flops(const BlockShape& shape);
 
 /// Runs warm-up steps, then `repeats` timed steps. Collective over `world`.
 StepTiming time_step(Comm& world, Device& device, const StepConfig& config);

@@ -10,6 +10,7 @@
 #include "device/cpu_device.hpp"
 #include "layers/finite_check.hpp"
 #include "problem.hpp"
+#include "rank_cost.hpp"
 
 namespace tplab::verify {
 namespace {
@@ -164,6 +165,8 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   if (config.exact) require_exact_range(reference, config.dtype);
   const std::vector<TensorPlacement> placements =
       scheme->placements(world.size(), config.shape, workload);
+  const model::CommPrediction predicted =
+      model::rank_cost(config.scheme, config.options, world.size(), config.shape, workload).comm;
   const int rank = world.rank();
   set_check_finite(config.check_finite);
 
@@ -198,6 +201,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   const Tensor dx = module->backward(dy);
   result.backward_seconds = seconds_since(start);
   result.comm_backward = counters.snapshot();
+  result.comm = model::check_comm(result.comm_forward, result.comm_backward, predicted);
 
   TensorMap outputs = module->gradients();
   outputs.emplace("y", y);
@@ -228,6 +232,17 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   host.fill(most_saved, static_cast<double>(saved_bytes));
   world.all_reduce(most_saved, ReduceOp::max);
   result.saved_bytes = static_cast<std::size_t>(most_saved.data_as<double>()[0]);
+
+  // Every rank checked its own collectives; gather the verdicts so that every rank knows.
+  Tensor verdict = host.empty({1}, DType::f64);
+  verdict.data_as<double>()[0] = result.comm.match ? 1.0 : 0.0;
+  Tensor verdicts = host.empty({world.size()}, DType::f64);
+  world.all_gather(verdict, verdicts);
+  for (int r = 0; r < world.size(); ++r) {
+    if (verdicts.data_as<double>()[r] == 0.0) result.comm_mismatch_ranks.push_back(r);
+  }
+  result.comm_match = result.comm_mismatch_ranks.empty();
+  result.pass = result.pass && result.comm_match;
   return result;
 }
 

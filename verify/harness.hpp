@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "comm_check.hpp"
 #include "device/device.hpp"
 #include "host_array.hpp"
 #include "scheme/scheme.hpp"
@@ -32,10 +33,15 @@ struct RunResult {
   std::string backend;  ///< e.g. "cpu/mpi"
   std::string grid;     ///< e.g. "q=2 d=2"
   std::vector<TensorCheck> tensors;
-  std::vector<CollectiveCount> comm_forward, comm_backward;  ///< per rank (rank 0's)
+  std::vector<CollectiveCount> comm_forward, comm_backward;  ///< this rank's own
+  /// This rank's collectives against the cost model (model/), which predicts them exactly.
+  model::CommCheck comm;
+  /// Every rank's collectives match the model; a run whose communication differs fails.
+  bool comm_match = false;
+  std::vector<int> comm_mismatch_ranks;  ///< the ranks whose collectives differ from the model
   double forward_seconds = 0, backward_seconds = 0;
   std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
-  bool pass = false;
+  bool pass = false;            ///< every tensor passes and comm_match
 };
 
 /// One tensor a rank compares with the reference: its shard, as the placement cuts it.
@@ -54,7 +60,8 @@ struct ShardToCheck {
 std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCheck>& shards);
 
 /// Draws the global problem from the seed, shards it by the scheme's placements, runs forward
-/// and backward, and compares every output and gradient shard with the reference. Collective
+/// and backward, compares every output and gradient shard with the reference, and every rank's
+/// collectives of each phase with the cost model's prediction. Collective
 /// over `world`; throws UsageError (identically on every rank, before any collective) when
 /// the scheme cannot run this configuration.
 RunResult run_verification(Comm& world, Device& device, const RunConfig& config);

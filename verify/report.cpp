@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -20,6 +21,28 @@ std::string describe_comm(const std::vector<CollectiveCount>& counts) {
 
 std::string shape_text(const RunConfig& c) {
   return to_string(c.shape);
+}
+
+/// The per-rank total against the model, then every row that differs.
+void print_comm_check(const RunResult& run, std::FILE* out) {
+  const model::CommCheck& c = run.comm;
+  std::string verdict = "match";
+  if (!run.comm_match) {
+    verdict = fmt::format("MISMATCH on rank{} {}", run.comm_mismatch_ranks.size() > 1 ? "s" : "",
+                          fmt::join(run.comm_mismatch_ranks, ","));
+  }
+  fmt::print(out, "  communication per rank: {} elements measured, {} model: {}\n",
+             c.measured_elements(), c.model_elements(), verdict);
+  for (const auto& [phase, rows] : {std::pair{"forward", &c.forward}, {"backward", &c.backward}}) {
+    for (const model::CommComparison& r : *rows) {
+      if (r.matches()) continue;
+      fmt::print(out,
+                 "    {} {} on {}: measured {} calls, {} elements on {} ranks; model {} calls, {} "
+                 "elements on {} ranks\n",
+                 phase, collective_name(r.collective), r.group, r.calls, r.elements, r.group_size,
+                 r.model_calls, r.model_elements, r.model_group_size);
+    }
+  }
 }
 
 }  // namespace
@@ -69,25 +92,31 @@ void print_run(const RunResult& run, std::FILE* out) {
   fmt::print(out, "  kept from forward for backward: {} bytes on the rank that keeps most{}\n",
              run.saved_bytes,
              c.options.regather ? " (gathered copies dropped, gathered again)" : "");
-  fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms)\n",
+  print_comm_check(run, out);
+  fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
-             run.backward_seconds * 1e3);
+             run.backward_seconds * 1e3,
+             run.comm_match ? "" : ": the communication differs from the model");
   std::fflush(out);
 }
 
-nlohmann::json comm_json(const std::vector<CollectiveCount>& counts) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& c : counts) {
-    rows.push_back({{"collective", collective_name(c.collective)},
-                    {"group", c.group},
-                    {"group_size", c.group_size},
-                    {"calls", c.calls},
-                    {"elements", c.elements},
-                    {"bytes", c.bytes},
-                    {"bus_elements", c.bus_elements},
-                    {"seconds", c.seconds}});
+nlohmann::json comm_json(const std::vector<model::CommComparison>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : rows) {
+    out.push_back({{"collective", collective_name(c.collective)},
+                   {"group", c.group},
+                   {"group_size", c.group_size},
+                   {"calls", c.calls},
+                   {"elements", c.elements},
+                   {"bytes", c.bytes},
+                   {"bus_elements", c.bus_elements},
+                   {"seconds", c.seconds},
+                   {"model_group_size", c.model_group_size},
+                   {"model_calls", c.model_calls},
+                   {"model_elements", c.model_elements},
+                   {"match", c.matches()}});
   }
-  return rows;
+  return out;
 }
 
 nlohmann::json to_json(const RunResult& run) {
@@ -123,8 +152,11 @@ nlohmann::json to_json(const RunResult& run) {
       {"shape", {{"b", c.shape.b}, {"s", c.shape.s}, {"h", c.shape.h}, {"heads", c.shape.heads}}},
       {"pass", run.pass},
       {"tensors", tensors},
-      {"comm",
-       {{"forward", comm_json(run.comm_forward)}, {"backward", comm_json(run.comm_backward)}}},
+      {"comm", comm_json(run.comm.total)},
+      {"comm_match", run.comm_match},
+      {"comm_mismatch_ranks", run.comm_mismatch_ranks},
+      {"comm_phases",
+       {{"forward", comm_json(run.comm.forward)}, {"backward", comm_json(run.comm.backward)}}},
       {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}},
       {"saved_bytes", run.saved_bytes}};
 }

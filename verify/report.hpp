@@ -13,15 +13,20 @@ namespace tplab::verify {
 /// replicas, verdict with the worst element when it fails), and notes on zero gradients.
 void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out);
 
-/// The run's heading, one row per tensor, the communication per rank, and its verdict.
+/// The run's heading, one row per tensor, the communication per rank beside the cost model's,
+/// and its verdict.
 void print_run(const RunResult& run, std::FILE* out);
 
-/// {"scheme", "np", "backend", "dtype", "exact", "regather", "shape": {...}, "pass",
-///  "tensors": [...], "comm": {"forward": [...], "backward": [...]}, "seconds": {...},
-///  "saved_bytes"}
+/// {"scheme", "np", "grid", "backend", "dtype", "exact", "regather", "shape": {...}, "pass",
+///  "tensors": [...], "comm": [...], "comm_match", "comm_mismatch_ranks", "comm_phases":
+///  {"forward": [...], "backward": [...]}, "seconds": {...}, "saved_bytes"}; "comm" holds
+///  forward + backward per collective and group, each phase of "comm_phases" the same rows for
+///  that phase alone.
 nlohmann::json to_json(const RunResult& run);
 
-/// The communication record of one phase as JSON rows.
-nlohmann::json comm_json(const std::vector<CollectiveCount>& counts);
+/// Collectives against the model as JSON rows: "collective", "group", "group_size", "calls",
+/// "elements", "bytes", "bus_elements", "seconds" (measured), "model_group_size",
+/// "model_calls", "model_elements", "match".
+nlohmann::json comm_json(const std::vector<model::CommComparison>& rows);
 
 }  // namespace tplab::verify

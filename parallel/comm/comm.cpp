@@ -9,13 +9,17 @@
 
 namespace tplab {
 
-Comm::Comm(std::string group, std::shared_ptr<CommCounters> counters)
-    : group_(std::move(group)), counters_(std::move(counters)) {
+Comm::Comm(std::string group, std::shared_ptr<CommCounters> counters, Recording recording)
+    : group_(std::move(group)), counters_(std::move(counters)), recording_(recording) {
   check(counters_ != nullptr, "Comm needs counters");
 }
 
 template <typename F>
 void Comm::counted(Collective c, const Tensor& logical, Tensor& result, F&& transport) {
+  if (recording_ == Recording::by_inner) {  // the inner Comm counts it (and may fail it)
+    transport();
+    return;
+  }
   before_collective(c, group_);
   const auto start = std::chrono::steady_clock::now();
   transport();

@@ -19,8 +19,17 @@ namespace tplab {
 /// A group of one rank moves nothing over a link: its collectives run but are not counted.
 class Comm {
  public:
-  /// A group named `group` whose collectives are recorded in `counters`.
-  Comm(std::string group, std::shared_ptr<CommCounters> counters);
+  /// Who records a collective in the counters.
+  enum class Recording {
+    here,      ///< this Comm moves the data itself (MpiComm, NcclComm)
+    by_inner,  ///< this Comm hands every collective to another Comm, which records it
+  };
+
+  /// A Comm that forwards to another (a test double that drops or reroutes calls) passes
+  /// Recording::by_inner: the inner Comm then records exactly what crossed a link, once, and
+  /// a call the wrapper drops leaves no trace.
+  Comm(std::string group, std::shared_ptr<CommCounters> counters,
+       Recording recording = Recording::here);
   virtual ~Comm() = default;
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
@@ -69,6 +78,7 @@ class Comm {
 
   std::string group_;
   std::shared_ptr<CommCounters> counters_;
+  Recording recording_;
 };
 
 }  // namespace tplab

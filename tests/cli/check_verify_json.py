@@ -1,5 +1,5 @@
 """Checks the JSON that `tplab verify --json` writes: the fields the README documents, and
-that every verdict follows from the numbers beside it.
+that every verdict follows from the numbers beside it (the communication's included).
 
 usage: check_verify_json.py FILE [SCHEME,...]   (the schemes that must appear)
 """
@@ -13,7 +13,7 @@ def main():
     assert runs, "no runs"
     for run in runs:
         for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
-                    "regather", "saved_bytes"):
+                    "regather", "saved_bytes", "comm_match", "comm_phases"):
             assert key in run, f"run lacks {key}"
         assert run["saved_bytes"] > 0, "forward keeps something for backward"
         assert set(run["shape"]) == {"b", "s", "h", "heads"}
@@ -25,10 +25,18 @@ def main():
                 assert t["max_abs"] == 0 and t["pass"], t
             if t["max_rel_l2"] is not None and run["dtype"] == "f64" and not run["exact"]:
                 assert t["rel_l2"] <= 1e-12, t
-        assert run["pass"] == all(t["pass"] for t in run["tensors"])
+        for c in run["comm"]:
+            for key in ("collective", "group", "calls", "elements", "bytes", "model_elements"):
+                assert key in c, f"comm row lacks {key}"
+            assert c["match"] == all(c[key] == c["model_" + key]
+                                     for key in ("group_size", "calls", "elements")), c
+        phases = run["comm_phases"]["forward"] + run["comm_phases"]["backward"]
+        assert run["comm_match"] == all(c["match"] for c in phases)
+        for key in ("calls", "elements", "model_elements"):
+            assert sum(c[key] for c in run["comm"]) == sum(c[key] for c in phases), key
+        assert run["pass"] == (all(t["pass"] for t in run["tensors"]) and run["comm_match"])
         if run["np"] > 1:
-            calls = sum(c["calls"] for c in run["comm"]["forward"] + run["comm"]["backward"])
-            assert calls > 0, "a multi-rank run must communicate"
+            assert sum(c["calls"] for c in run["comm"]) > 0, "a multi-rank run must communicate"
     if len(sys.argv) > 2:
         missing = set(sys.argv[2].split(",")) - {run["scheme"] for run in runs}
         assert not missing, f"no runs of {sorted(missing)}"

@@ -30,6 +30,28 @@ TEST(ChecksFail, ADroppedAllReduceIsCaught) {
   }
 }
 
+TEST(ChecksFail, ADroppedAllReduceDiffersFromTheCostModel) {
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  if (world->size() == 1) GTEST_SKIP() << "one rank has nothing to reduce";
+  CpuDevice device;
+  RunConfig c;
+  c.shape = {2, 8, 32, 4};
+  FaultyComm faulty(*world, Fault{"tp", 1});  // the MLP's g, in forward
+  const RunResult r = run_verification(faulty, device, c);
+  EXPECT_FALSE(r.comm_match);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.comm_mismatch_ranks.size(), static_cast<std::size_t>(world->size()))
+      << "every rank dropped the call";
+  ASSERT_EQ(r.comm.forward.size(), 1u);
+  const model::CommComparison& row = r.comm.forward.front();
+  EXPECT_EQ(row.calls, 1);
+  EXPECT_EQ(row.model_calls, 2);
+  EXPECT_EQ(row.elements, 16 * 32);
+  EXPECT_EQ(row.model_elements, 2 * 16 * 32);
+  EXPECT_TRUE(r.comm.backward.front().matches()) << "backward lost nothing";
+  world->barrier();
+}
+
 TEST(ChecksFail, AWrongElementFailsAndIsLocated) {
   const HostArray ref{{2, 3}, {1, 2, 3, 4, 5, 6}};
   std::vector<double> got = ref.values;

@@ -1,5 +1,5 @@
-// FaultyComm: a Comm that forwards to a real one but drops chosen all-reduces, to prove that
-// verify notices a missing collective.
+// FaultyComm: a Comm that forwards to a real one but drops or repeats one chosen collective, to
+// prove that verify notices a missing collective and one too many.
 #pragma once
 
 #include <map>
@@ -8,14 +8,24 @@
 
 namespace tplab::verify {
 
-/// Which all-reduce to drop: the `index`-th (from 0) on groups named `group`, counted on this
-/// communicator and every group split from it; an empty `group` counts all groups together.
+/// Which call to tamper with: the `index`-th (from 0) `collective` on groups named `group`,
+/// counted on this communicator and every group split from it; an empty `group` counts all
+/// groups together.
 struct Fault {
+  /// What happens to the chosen call.
+  enum class Action {
+    drop,    ///< it never runs: its tensor keeps this rank's value
+    repeat,  ///< it runs twice (harmless for a broadcast, which is idempotent)
+  };
   std::string group;
   int index = 0;
+  Collective collective = Collective::all_reduce;
+  Action action = Action::drop;
 };
 
-/// Forwards every collective to the communicator it wraps, except the all-reduce `fault` names.
+/// Forwards every collective to the communicator it wraps, except the one `fault` names. The
+/// wrapped communicator records what really ran (Recording::by_inner), so a dropped call is
+/// missing from the counters and a repeated one counted twice, as on a real link.
 class FaultyComm final : public Comm {
  public:
   FaultyComm(Comm& inner, Fault fault);
@@ -27,23 +37,19 @@ class FaultyComm final : public Comm {
 
  protected:
   void do_all_reduce(Tensor& x, ReduceOp op) override;
-  void do_all_gather(const Tensor& shard, Tensor& full) override {
-    inner_->all_gather(shard, full);
-  }
-  void do_reduce_scatter(const Tensor& full, Tensor& shard) override {
-    inner_->reduce_scatter(full, shard);
-  }
-  void do_broadcast(Tensor& x, int root) override { inner_->broadcast(x, root); }
-  void do_reduce(const Tensor& in, Tensor& out, int root) override {
-    inner_->reduce(in, out, root);
-  }
+  void do_all_gather(const Tensor& shard, Tensor& full) override;
+  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
+  void do_broadcast(Tensor& x, int root) override;
+  void do_reduce(const Tensor& in, Tensor& out, int root) override;
 
  private:
   struct Shared {
     Fault fault;
-    std::map<std::string, int> seen;  // all-reduces so far, per group name ("" for all)
+    std::map<std::string, int> seen;  // calls of the fault's collective so far, per group ("" all)
   };
   FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<Shared> shared);
+  /// How many times this call of `collective` runs: 1, or 0 / 2 for the faulty one.
+  int runs(Collective collective);
 
   std::unique_ptr<Comm> owned_;
   Comm* inner_;

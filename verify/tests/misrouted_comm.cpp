@@ -5,10 +5,12 @@
 namespace tplab::verify {
 
 MisroutedComm::MisroutedComm(Comm& inner, std::shared_ptr<Misrouting> plan)
-    : Comm(inner.group(), inner.shared_counters()), inner_(&inner), plan_(std::move(plan)) {}
+    : Comm(inner.group(), inner.shared_counters(), Recording::by_inner),
+      inner_(&inner),
+      plan_(std::move(plan)) {}
 
 MisroutedComm::MisroutedComm(std::unique_ptr<Comm> owned, std::shared_ptr<Misrouting> plan)
-    : Comm(owned->group(), owned->shared_counters()),
+    : Comm(owned->group(), owned->shared_counters(), Recording::by_inner),
       owned_(std::move(owned)),
       inner_(owned_.get()),
       plan_(std::move(plan)) {}

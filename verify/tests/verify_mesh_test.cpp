@@ -110,6 +110,24 @@ TEST_F(VerifyMesh, LeavingOutASummaReduceOrAColumnAllReduceIsCaught) {
   }
 }
 
+TEST_F(VerifyMesh, OneBroadcastTooManyFailsTheRunThoughEveryTensorAgrees) {
+  if (world->size() != 4) GTEST_SKIP() << "a q=2 mesh";
+  // A broadcast run twice gives the same numbers; only the counters see the extra call.
+  FaultyComm faulty(*world, Fault{"row", 0, Collective::broadcast, Fault::Action::repeat});
+  const RunResult r = run_verification(faulty, device, config("2d", DType::f64, false));
+  for (const auto& t : r.tensors) EXPECT_TRUE(t.pass) << t.name;
+  EXPECT_FALSE(r.comm_match);
+  EXPECT_FALSE(r.pass) << "a run whose communication differs from the model fails";
+  bool found = false;
+  for (const auto& row : r.comm.forward) {
+    if (row.group != "row" || row.collective != Collective::broadcast) continue;
+    EXPECT_EQ(row.calls, row.model_calls + 1);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  world->barrier();
+}
+
 TEST_F(VerifyMesh, RefusesWorldSizesThatDoNotFit) {
   EXPECT_THROW(run_verification(*world, device, config("2.5d", DType::f64, false, 3)), UsageError);
   if (!is_square()) {

@@ -1,0 +1,304 @@
+/// @file
+/// `tplab model`: what each scheme costs on a hardware profile, from a handful of GPUs to
+/// thousands; with --calibrate and --compare, the model against this machine.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <map>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "flops.hpp"
+#include "hardware.hpp"
+#include "model_options.hpp"
+#include "projection.hpp"
+
+namespace tplab::app {
+
+// ---- options -----------------------------------------------------------------------------------
+
+std::vector<std::string> ModelOptions::chosen_schemes() const {
+  if (!named_schemes()) return scheme_names();
+  for (const auto& s : schemes) make_scheme(s);  // an unknown name fails here, listing the known
+  return schemes;
+}
+
+bool ModelOptions::named_schemes() const {
+  return !schemes.empty() && !(schemes.size() == 1 && schemes[0] == "all");
+}
+
+BlockShape ModelOptions::block_shape(std::string_view fallback) const {
+  const std::pair<const char*, const std::optional<std::int64_t>*> parts[] = {
+      {"--batch", &batch}, {"--seq", &seq}, {"--hidden", &hidden}, {"--heads", &heads}};
+  std::vector<std::string> missing;
+  for (const auto& [name, value] : parts) {
+    if (!value->has_value()) {
+      missing.push_back(name);
+    } else if (**value <= 0) {
+      throw UsageError(fmt::format("{} {}: give a positive integer", name, **value));
+    }
+  }
+  const bool any = missing.size() < 4;
+  if (!shape.empty()) {
+    if (any) {
+      throw UsageError(
+          "give the shape once: either --shape b,s,h,heads or --batch, --seq, --hidden and "
+          "--heads");
+    }
+    return parse_block_shape(shape);
+  }
+  if (!any) return parse_block_shape(fallback);
+  if (!missing.empty()) {
+    throw UsageError(fmt::format(
+        "give all four of --batch, --seq, --hidden and --heads, such as --batch 8 --seq 2048 "
+        "--hidden 8192 --heads 64; missing {}",
+        fmt::join(missing, ", ")));
+  }
+  if (*hidden % *heads != 0) {
+    throw UsageError(fmt::format("--hidden {} is not divisible by --heads {}", *hidden, *heads));
+  }
+  return {*batch, *seq, *hidden, *heads};
+}
+
+namespace {
+
+/// The projection's default: a GPT block of hidden 8192 with 64 heads, 8 sequences of 2048.
+constexpr std::string_view kProjectionShape = "8,2048,8192,64";
+
+void require_positive(const std::vector<int>& counts, const char* option) {
+  if (counts.empty()) throw UsageError(fmt::format("{} needs at least one count", option));
+  for (int n : counts) {
+    if (n < 1) {
+      throw UsageError(
+          fmt::format("{} {}: a device count is a positive integer, such as 8", option, n));
+    }
+  }
+}
+
+double gib(double bytes) {
+  return bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+std::string rate_text(const model::Link& link) {
+  return fmt::format("{:.0f} GB/s ({:.1f} us per step)", link.rate.bandwidth_bytes_per_s / 1e9,
+                     link.rate.latency_s * 1e6);
+}
+
+void print_header(const BlockShape& shape, const model::HardwareProfile& hw) {
+  fmt::print("tplab model: one pre-LN block, forward + backward, per device\n");
+  fmt::print("  shape     {} (m = b s = {} tokens): {:.3g} TFLOP per step\n", to_string(shape),
+             shape.tokens(), model::block_step_flops(shape) / 1e12);
+  fmt::print("  hardware  {}: {}\n", hw.name, hw.description);
+  fmt::print("            {:.4g} TFLOP/s per device; per device and direction: {} within a node",
+             hw.matmul_flops_per_s / 1e12, rate_text(hw.intra_node));
+  if (hw.inter_node) fmt::print(", {} between nodes", rate_text(*hw.inter_node));
+  fmt::print("; {}-byte elements; {:.0f} GB per device\n", hw.bytes_per_element,
+             hw.memory_bytes / 1e9);
+  fmt::print(
+      "  nodes     ranks fill nodes in order: rank r is on node r / {}; a group with ranks on "
+      "two nodes runs at the inter-node rate\n",
+      hw.gpus_per_node);
+  fmt::print(
+      "  time      FLOPs / rate + per collective (calls x ring steps x latency + N x bus "
+      "factor x bytes / bandwidth); no overlap\n");
+  fmt::print(
+      "  memory    the block's weights and the activations it keeps for backward (1D: also "
+      "Korthikanti et al.'s formula, with dropout)\n\n");
+  fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9}\n", "gpus",
+             "scheme", "grid", "compute ms", "comm ms", "latency", "bandwidth", "comm", "step ms",
+             "weights", "activ.");
+  fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9}\n", "", "", "",
+             "", "", "ms", "ms", "share", "", "GiB", "GiB");
+}
+
+void print_projection(const model::Projection& p, bool detail) {
+  if (!p.fits()) {
+    fmt::print("  {:>5} {:<6} {:<9} no grid: {}\n", p.gpus, p.scheme, "-", p.why_not);
+    return;
+  }
+  std::string memory =
+      fmt::format("{:>9.3f} {:>9.3f}", gib(p.weight_bytes), gib(p.activation_bytes));
+  if (p.korthikanti_bytes)
+    memory += fmt::format(" (Korthikanti {:.3f})", gib(*p.korthikanti_bytes));
+  if (!p.fits_memory) memory += "  exceeds the device's memory";
+  fmt::print("  {:>5} {:<6} {:<9} {:>10.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>5.0f}% {:>9.3f} {}\n",
+             p.gpus, p.scheme, p.grid, p.compute_s * 1e3, p.comm_s() * 1e3, p.comm_latency_s * 1e3,
+             p.comm_bandwidth_s * 1e3, p.comm_share() * 100, p.step_s() * 1e3, memory);
+  if (!detail) return;
+  for (const model::TimedCollective& t : p.collectives) {
+    fmt::print("  {:>24} {} on {}({}) {}: {} calls, {} elements, {:.3f} + {:.3f} ms\n", "",
+               collective_name(t.row.collective), t.row.group, t.row.group_size,
+               t.inter_node ? "across nodes" : "within a node", t.row.calls, t.row.elements,
+               t.time.latency_s * 1e3, t.time.bandwidth_s * 1e3);
+  }
+}
+
+nlohmann::json projection_json(const model::Projection& p) {
+  nlohmann::json j = {{"scheme", p.scheme}, {"gpus", p.gpus}, {"fits", p.fits()}};
+  if (!p.fits()) {
+    j["why_not"] = p.why_not;
+    return j;
+  }
+  nlohmann::json collectives = nlohmann::json::array();
+  for (const model::TimedCollective& t : p.collectives) {
+    collectives.push_back({{"collective", collective_name(t.row.collective)},
+                           {"group", t.row.group},
+                           {"group_size", t.row.group_size},
+                           {"calls", t.row.calls},
+                           {"elements", t.row.elements},
+                           {"bus_elements", t.row.bus_elements()},
+                           {"inter_node", t.inter_node},
+                           {"latency_s", t.time.latency_s},
+                           {"bandwidth_s", t.time.bandwidth_s}});
+  }
+  j.update({{"grid", p.grid},
+            {"flops_per_device", p.flops},
+            {"compute_s", p.compute_s},
+            {"comm_s", p.comm_s()},
+            {"comm_latency_s", p.comm_latency_s},
+            {"comm_bandwidth_s", p.comm_bandwidth_s},
+            {"comm_share", p.comm_share()},
+            {"step_s", p.step_s()},
+            {"comm_elements_per_device", p.comm_elements},
+            {"comm_bus_bytes_per_device", p.comm_bus_bytes},
+            {"weight_bytes", p.weight_bytes},
+            {"activation_bytes", p.activation_bytes},
+            {"fits_memory", p.fits_memory},
+            {"collectives", collectives}});
+  if (p.korthikanti_bytes) j["activation_bytes_korthikanti"] = *p.korthikanti_bytes;
+  return j;
+}
+
+/// The fastest projection that fits the device's memory, else the fastest; null if none fits.
+const model::Projection* fastest(const std::vector<model::Projection>& at_one_count) {
+  const model::Projection* best = nullptr;
+  for (const auto& p : at_one_count) {
+    if (!p.fits()) continue;
+    const bool better = best == nullptr || (p.fits_memory && !best->fits_memory) ||
+                        (p.fits_memory == best->fits_memory && p.step_s() < best->step_s());
+    if (better) best = &p;
+  }
+  return best;
+}
+
+int run_projection(const ModelOptions& o) {
+  require_positive(o.gpus, "--gpus");
+  const BlockShape shape = o.block_shape(kProjectionShape);
+  const auto schemes = o.chosen_schemes();
+  const auto profiles = model::available_profiles(o.hardware_file);
+  const model::HardwareProfile& hw =
+      model::find_profile(profiles, o.hardware.empty() ? "dgx-h100" : o.hardware);
+
+  std::map<int, std::vector<model::Projection>> by_count;
+  int usable = 0;
+  for (int gpus : o.gpus) {
+    for (const auto& scheme : schemes) {
+      model::Projection p = model::project(scheme, o.scheme_options(), gpus, shape, hw);
+      if (!p.fits() && o.named_schemes()) {
+        throw UsageError(fmt::format("{}; got {}", p.why_not, gpus));
+      }
+      usable += p.fits() ? 1 : 0;
+      by_count[gpus].push_back(std::move(p));
+    }
+  }
+  if (usable == 0) {
+    throw UsageError(
+        fmt::format("no scheme can split {} over {} devices; try other --gpus or "
+                    "another shape",
+                    to_string(shape), fmt::join(o.gpus, ", ")));
+  }
+
+  print_header(shape, hw);
+  nlohmann::json projections = nlohmann::json::array();
+  nlohmann::json fastest_json = nlohmann::json::object();
+  for (int gpus : o.gpus) {
+    for (const auto& p : by_count[gpus]) {
+      print_projection(p, o.detail);
+      projections.push_back(projection_json(p));
+    }
+    if (const model::Projection* best = fastest(by_count[gpus])) {
+      fmt::print("  {:>5} fastest: {} ({}), {:.3f} ms per step, {:.0f}% in communication{}\n\n", "",
+                 best->scheme, best->grid, best->step_s() * 1e3, best->comm_share() * 100,
+                 best->fits_memory ? "" : ", but it exceeds the device's memory");
+      fastest_json[std::to_string(gpus)] = best->scheme;
+    } else {
+      fmt::print("  {:>5} no scheme fits {} devices\n\n", "", gpus);
+    }
+  }
+  if (!o.json.empty()) {
+    nlohmann::json hardware = model::profile_json(hw);
+    hardware["name"] = hw.name;
+    std::ofstream(o.json) << nlohmann::json{{"shape",
+                                             {{"b", shape.b},
+                                              {"s", shape.s},
+                                              {"h", shape.h},
+                                              {"heads", shape.heads}}},
+                                            {"hardware", hardware},
+                                            {"projections", projections},
+                                            {"fastest", fastest_json}}
+                                 .dump(2)
+                          << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ModelOptions>();
+  o->profile_out = model::calibrated_local_file();
+  CLI::App* cmd = app.add_subcommand(
+      "model",
+      "The cost model: per scheme and device count, the grid, compute and communication time "
+      "(alpha-beta, intra- and inter-node links), memory, and the fastest scheme.\n"
+      "--calibrate measures this machine into the 'local' profile; --compare runs bench step "
+      "and prints the model's time beside the measured one.");
+  cmd->add_option("--scheme", o->schemes, "schemes: 1d, 2d, 2.5d or all (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--batch", o->batch, "b, sequences per step");
+  cmd->add_option("--seq", o->seq, "s, tokens per sequence");
+  cmd->add_option("--hidden", o->hidden, "h, the hidden size");
+  cmd->add_option("--heads", o->heads, "n, attention heads");
+  cmd->add_option("--shape", o->shape,
+                  "b,s,h,heads in one (default: 8,2048,8192,64; with --compare 4,256,1024,16)");
+  cmd->add_option("--gpus", o->gpus, "device counts to project to")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--hardware", o->hardware,
+                  "profile: dgx-h100, dgx-a100, local (default: dgx-h100; local with --compare)");
+  cmd->add_option("--hardware-file", o->hardware_file,
+                  "more profiles, in the format of model/hardware.json");
+  cmd->add_option("--depth", o->depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
+  cmd->add_flag("--detail", o->detail, "list every collective's share of the time");
+  cmd->add_option("--json", o->json, "write the results as JSON");
+  cmd->add_flag("--calibrate", o->calibrate,
+                "measure this machine (matmul rate, MPI collectives at 2 ranks) and write the "
+                "local profile");
+  cmd->add_option("--profile-out", o->profile_out, "where --calibrate writes the local profile")
+      ->capture_default_str();
+  cmd->add_flag("--compare", o->compare,
+                "run bench step on this machine and print the model's time beside it");
+  cmd->add_option("--np", o->np, "with --compare: world sizes to run")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--repeats", o->repeats, "with --compare: timed steps")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
+      ->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    if (o->calibrate && o->compare) {
+      throw UsageError(
+          "--calibrate and --compare are separate steps: calibrate first, then "
+          "compare");
+    }
+    if (o->calibrate) {
+      exit_code = run_calibration(*o);
+    } else if (o->compare) {
+      exit_code = run_comparison(*o);
+    } else {
+      exit_code = run_projection(*o);
+    }
+  });
+}
+
+}  // namespace tplab::app

@@ -1,0 +1,20 @@
+/// @file
+/// The alpha-beta time of one kind of collective.
+#include "alpha_beta.hpp"
+
+namespace tplab::model {
+
+int ring_steps(Collective collective, int n) {
+  return collective == Collective::all_reduce ? 2 * (n - 1) : n - 1;
+}
+
+CollectiveTime collective_time(const PredictedCollective& row, const LinkRate& rate,
+                               int bytes_per_element) {
+  CollectiveTime t;
+  t.latency_s =
+      static_cast<double>(row.calls) * ring_steps(row.collective, row.group_size) * rate.latency_s;
+  t.bandwidth_s = row.bus_elements() * bytes_per_element / rate.bandwidth_bytes_per_s;
+  return t;
+}
+
+}  // namespace tplab::model

@@ -1,0 +1,76 @@
+/// @file
+/// HardwareProfile: the rates the cost model turns counts into seconds with, read from a data
+/// file in which every number names its source.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "comm/collective.hpp"
+
+namespace tplab::model {
+
+/// The alpha-beta rates of one collective on one kind of link.
+struct LinkRate {
+  double latency_s = 0;              ///< alpha: the time of one ring step with no data
+  double bandwidth_bytes_per_s = 0;  ///< per device and direction: what one link carries
+};
+
+/// One kind of link (within a node, or between nodes). A profile measured on a machine may give
+/// each collective its own rates; the rest use the link's.
+struct Link {
+  LinkRate rate;
+  std::map<Collective, LinkRate> per_collective;
+
+  /// The rates of `collective`: its own if the profile has them, else the link's.
+  const LinkRate& rate_of(Collective collective) const;
+};
+
+/// A machine, as the cost model sees it: nodes of equal devices, one rank per device.
+///
+/// Bandwidths are bytes per second per device in one direction: what a ring step can push
+/// from a device to its neighbour while it receives as much from the other side. Datasheets
+/// often give the sum of both directions (NVLink's "900 GB/s" is 450 GB/s each way) or bits
+/// (InfiniBand's "400 Gb/s" is 50 GB/s); the data file says which conversion it made.
+struct HardwareProfile {
+  std::string name;
+  std::string description;
+  int gpus_per_node = 1;                       ///< devices per node; consecutive ranks fill a node
+  double matmul_flops_per_s = 0;               ///< per device, the rate matrix products run at
+  int bytes_per_element = 4;                   ///< of activations, weights and messages
+  double memory_bytes = 0;                     ///< per device
+  Link intra_node;                             ///< between devices of one node
+  std::optional<Link> inter_node;              ///< between nodes; none: the profile is one node
+  std::map<std::string, std::string> sources;  ///< for each number (by its key), where it is from
+};
+
+/// Parses one profile; `name` is its key in the file. Throws UsageError naming the field when
+/// a number is missing, not positive, or lacks its source.
+HardwareProfile parse_profile(const std::string& name, const nlohmann::json& json);
+
+/// The profile as the data file writes it.
+nlohmann::json profile_json(const HardwareProfile& profile);
+
+/// Every profile of `path` ({"profiles": {name: {...}}}). Throws UsageError when the file is
+/// missing or malformed.
+std::map<std::string, HardwareProfile> load_profiles(const std::string& path);
+
+/// The file shipped with tplab (model/hardware.json).
+std::string shipped_hardware_file();
+
+/// Where `./tplab model --calibrate` writes the measured `local` profile
+/// (build/hardware-local.json).
+std::string calibrated_local_file();
+
+/// The shipped profiles, with `local` replaced by the calibrated one when it exists, and then
+/// those of `extra_file` (if not empty) over both.
+std::map<std::string, HardwareProfile> available_profiles(const std::string& extra_file = "");
+
+/// The profile called `name`; throws UsageError listing the known names otherwise.
+const HardwareProfile& find_profile(const std::map<std::string, HardwareProfile>& profiles,
+                                    std::string_view name);
+
+}  // namespace tplab::model

@@ -1,0 +1,64 @@
+/// @file
+/// Projection: the cost model's counts turned into seconds and bytes on one profile.
+#include "projection.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "cost_1d.hpp"
+#include "flops.hpp"
+#include "node_layout.hpp"
+
+namespace tplab::model {
+
+Projection project(std::string_view scheme_name, const SchemeOptions& options, int gpus,
+                   const BlockShape& shape, const HardwareProfile& profile) {
+  if (gpus > profile.gpus_per_node && !profile.inter_node) {
+    throw UsageError(fmt::format(
+        "hardware '{}' is one node of {} devices, so it cannot hold {}: use --gpus up to {}, or "
+        "a profile of a cluster such as dgx-h100",
+        profile.name, profile.gpus_per_node, gpus, profile.gpus_per_node));
+  }
+  Projection p;
+  p.scheme = std::string(scheme_name);
+  p.gpus = gpus;
+  const auto scheme = make_scheme(scheme_name, options);
+  if (const std::string why = scheme->why_not(gpus, shape); !why.empty()) {
+    const std::vector<int> sizes = scheme->usable_world_sizes(shape, std::max(gpus, 64));
+    p.why_not = fmt::format("{} {} devices", why, alternatives(sizes));
+    return p;
+  }
+  const RankCost cost = rank_cost(scheme_name, options, gpus, shape, Workload::block);
+  p.grid = cost.grid;
+  p.flops = block_step_flops(shape) / gpus;
+  p.compute_s = p.flops / profile.matmul_flops_per_s;
+
+  const int bytes = profile.bytes_per_element;
+  for (const PredictedCollective& row : cost.comm.total().rows()) {
+    TimedCollective t;
+    t.row = row;
+    const auto layout = std::find_if(cost.groups.begin(), cost.groups.end(),
+                                     [&](const GroupLayout& g) { return g.name == row.group; });
+    check(layout != cost.groups.end(),
+          fmt::format("the model of {} has no layout for its group '{}'", scheme_name, row.group));
+    t.inter_node = spans_nodes(*layout, gpus, profile.gpus_per_node);
+    const Link& link = t.inter_node ? *profile.inter_node : profile.intra_node;
+    t.time = collective_time(row, link.rate_of(row.collective), bytes);
+    p.comm_latency_s += t.time.latency_s;
+    p.comm_bandwidth_s += t.time.bandwidth_s;
+    p.comm_elements += row.elements;
+    p.comm_bus_bytes += row.bus_elements() * bytes;
+    p.collectives.push_back(std::move(t));
+  }
+
+  p.weight_bytes = static_cast<double>(cost.parameter_elements) * bytes;
+  p.activation_bytes = static_cast<double>(cost.activation_elements) * bytes;
+  if (scheme_name == "1d" && bytes == 2)
+    p.korthikanti_bytes = korthikanti_activation_bytes_1d(shape, gpus);
+  p.fits_memory = p.weight_bytes + p.activation_bytes <= profile.memory_bytes;
+  return p;
+}
+
+}  // namespace tplab::model

@@ -1,0 +1,61 @@
+/// @file
+/// Projection: one scheme on a number of devices of a hardware profile: the grid, the time of
+/// one block's step and its memory, per device.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alpha_beta.hpp"
+#include "hardware.hpp"
+#include "rank_cost.hpp"
+
+namespace tplab::model {
+
+/// One collective on one group over a step (forward + backward), and its time.
+struct TimedCollective {
+  PredictedCollective row;
+  bool inter_node = false;  ///< some group of this name spans two nodes
+  CollectiveTime time;
+};
+
+/// What one scheme costs on `gpus` devices, per device, for one block's forward + backward.
+/// The model: time = compute + communication, with no overlap (tplab's layers wait for every
+/// collective); compute = FLOPs / the profile's rate (every scheme splits each product evenly,
+/// so a device does 1/p of block_step_flops); communication = the alpha-beta time of every
+/// collective the model predicts, on the inter-node link when its group spans nodes.
+struct Projection {
+  std::string scheme;   ///< "1d", "2d", ...
+  int gpus = 0;         ///< devices, one rank each
+  std::string grid;     ///< as Scheme::describe_grid says it; empty when none fits
+  std::string why_not;  ///< when no grid fits: the broken rule and the counts that would work
+
+  double flops = 0;                          ///< per device
+  double compute_s = 0;                      ///< flops / the profile's rate
+  std::vector<TimedCollective> collectives;  ///< forward + backward per collective and group
+  double comm_latency_s = 0;                 ///< the alpha terms of every collective
+  double comm_bandwidth_s = 0;               ///< the bandwidth terms of every collective
+  std::int64_t comm_elements = 0;            ///< N summed over the step's calls
+  double comm_bus_bytes = 0;                 ///< what crosses each device's link
+
+  double weight_bytes = 0;      ///< the block's parameters held by one device
+  double activation_bytes = 0;  ///< what the block keeps for backward (RankCost's count)
+  /// Korthikanti et al.'s 1D formula (16-bit, with dropout), for 1D on 2-byte profiles.
+  std::optional<double> korthikanti_bytes;
+  bool fits_memory = false;  ///< weights + activations within the device's memory
+
+  bool fits() const { return why_not.empty(); }
+  double comm_s() const { return comm_latency_s + comm_bandwidth_s; }
+  double step_s() const { return compute_s + comm_s(); }
+  double comm_share() const { return step_s() > 0 ? comm_s() / step_s() : 0; }
+};
+
+/// The projection of `scheme` on `gpus` devices of `profile`. A scheme that cannot split
+/// `shape` over `gpus` gives a Projection whose why_not says why. Throws UsageError when the
+/// profile has fewer devices than `gpus` and no inter-node link.
+Projection project(std::string_view scheme, const SchemeOptions& options, int gpus,
+                   const BlockShape& shape, const HardwareProfile& profile);
+
+}  // namespace tplab::model

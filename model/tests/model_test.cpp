@@ -1,0 +1,394 @@
+// The model's arithmetic by hand: small cases worked out on paper, the closed forms of
+// docs/cost-model.md, parameter counts against the placements, the hardware file, the
+// alpha-beta times, node layouts, and refusals of bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "alpha_beta.hpp"
+#include "comm_check.hpp"
+#include "core/error.hpp"
+#include "cost_1d.hpp"
+#include "cost_3d.hpp"
+#include "flops.hpp"
+#include "hardware.hpp"
+#include "node_layout.hpp"
+#include "projection.hpp"
+#include "rank_cost.hpp"
+
+namespace tplab::model {
+namespace {
+
+using C = Collective;
+
+PredictedCollective row(C c, const char* group, int size, std::int64_t calls,
+                        std::int64_t elements) {
+  return {c, group, size, calls, elements};
+}
+
+// ---- hand-computed cases -----------------------------------------------------------------------
+
+TEST(HandComputed, OneDimensionalTwoRanks) {
+  // t = 2, m = 4 tokens (b 1, s 4), h = 8: forward, the all-reduces after the output projection
+  // and after fc2, each of [4, 8] = 32 elements; backward, those before Q/K/V and fc1.
+  const RankCost c = rank_cost("1d", {}, 2, {1, 4, 8, 2}, Workload::block);
+  const std::vector<PredictedCollective> expected = {row(C::all_reduce, "tp", 2, 2, 64)};
+  EXPECT_EQ(c.comm.forward.rows(), expected);
+  EXPECT_EQ(c.comm.backward.rows(), expected);
+  EXPECT_EQ(c.comm.forward.total_bus_elements(), 64.0);  // 2(t-1)/t = 1
+  // Wq..W2 split in two: 12 * 64 / 2 = 384; bq, bk, bv, b1: 56 / 2 = 28; bo, b2, LN: 48
+  EXPECT_EQ(c.parameter_elements, 384 + 28 + 48);
+  // 4 m h + 12 m h / t + b n s^2 / t + 2 m = 128 + 192 + 16 + 8
+  EXPECT_EQ(c.activation_elements, 128 + 192 + 16 + 8);
+  EXPECT_EQ(c.grid, "t=2");
+}
+
+TEST(HandComputed, OneDimensionalLinearPairAndOneRank) {
+  const RankCost pair = rank_cost("1d", {}, 4, {1, 4, 8, 4}, Workload::linear_pair);
+  EXPECT_EQ(pair.comm.forward.rows(),
+            (std::vector<PredictedCollective>{row(C::all_reduce, "tp", 4, 1, 32)}));
+  const RankCost alone = rank_cost("1d", {}, 1, {1, 4, 8, 2}, Workload::block);
+  EXPECT_TRUE(alone.comm.forward.rows().empty()) << "a group of one rank moves nothing";
+  EXPECT_TRUE(alone.comm.backward.rows().empty());
+  EXPECT_TRUE(alone.groups.empty());
+}
+
+TEST(HandComputed, TwoDimensionalTwoByTwo) {
+  // q = 2, b = 2, s = 2 (m = 4, r = m/q = 2 rows per rank), h = 8 (blocks of 4 features).
+  // One Linear2D [h, h]: forward broadcasts X(i,t) [2, 4] twice on row (16 elements) and
+  // W(t,j) [4, 4] twice on column (32). Six linears: in sums to 9h = 72, so 144 on row;
+  // in x out to 12 h^2 = 768, so 384 on column; 12 calls each.
+  const RankCost c = rank_cost("2d", {}, 4, {2, 2, 8, 2}, Workload::block);
+  EXPECT_EQ(c.comm.forward.rows(), (std::vector<PredictedCollective>{
+                                       row(C::broadcast, "column", 2, 12, 384),
+                                       row(C::all_reduce, "row", 2, 4, 8),  // LN: 2 x 2 x [r]
+                                       row(C::broadcast, "row", 2, 12, 144),
+                                   }));
+  EXPECT_EQ(c.comm.backward.rows(), (std::vector<PredictedCollective>{
+                                        // 6 biases (9h/q = 36) and 2 LayerNorms' [2, 4] (16)
+                                        row(C::all_reduce, "column", 2, 8, 52),
+                                        row(C::broadcast, "column", 2, 12, 384),
+                                        row(C::reduce, "column", 2, 12, 384),
+                                        row(C::all_reduce, "row", 2, 2, 8),
+                                        row(C::broadcast, "row", 2, 12, 144),
+                                        row(C::reduce, "row", 2, 12, 144),
+                                    }));
+  EXPECT_EQ(c.parameter_elements, 768 / 4 + 13 * 8 / 2);
+  // 16 r h / q + (b/q)(n/q) s^2 + 2 r = 128 + 4 + 4
+  EXPECT_EQ(c.activation_elements, 128 + 4 + 4);
+}
+
+TEST(HandComputed, TwoAndAHalfDimensionalAddsTheDepthAllReduce) {
+  // q = 2, d = 2, b = 4, s = 2: each layer holds b/d = 2 sequences, the 2D case above; then
+  // every one of the 16 gradients is all-reduced over depth: 768/4 + 13*8/2 = 244 elements.
+  const RankCost flat = rank_cost("2d", {}, 4, {2, 2, 8, 2}, Workload::block);
+  const RankCost deep = rank_cost("2.5d", {}, 8, {4, 2, 8, 2}, Workload::block);
+  EXPECT_EQ(deep.grid, "q=2 d=2");
+  EXPECT_EQ(deep.comm.forward.rows(), flat.comm.forward.rows());
+  PhaseComm expected = flat.comm.backward;
+  expected.add(C::all_reduce, "depth", 2, 16, 244);
+  EXPECT_EQ(deep.comm.backward.rows(), expected.rows());
+}
+
+TEST(HandComputed, ThreeDimensionalTwoCubed) {
+  // q = 2, b = 4, s = 2 (m = 8, m/q^2 = 2 rows per rank), h = 8: m h / q^2 = 16, h^2 / q^2 = 16.
+  // Each token block is one whole sequence, so attention needs no exchange.
+  const RankCost c = cost_3d({4, 2, 8, 2}, 2, false, Workload::block);
+  EXPECT_EQ(c.comm.forward.rows(),
+            (std::vector<PredictedCollective>{
+                row(C::all_gather, "input", 2, 2, 32),        // LN1's and LN2's outputs
+                row(C::reduce_scatter, "input", 2, 2, 32),    // the projection's and fc2's Y
+                row(C::all_reduce, "output", 2, 4, 8),        // LayerNorm statistics [2]
+                row(C::all_gather, "output", 2, 2, 80),       // ctx [2, 4], GELU's output [2, 16]
+                row(C::reduce_scatter, "output", 2, 4, 112),  // Q, K, V [4, 4], fc1 [4, 16]
+                row(C::all_gather, "weight", 2, 6, 192),      // 12 h^2 / q^2
+            }));
+  EXPECT_EQ(c.comm.backward.rows(),
+            (std::vector<PredictedCollective>{
+                row(C::all_gather, "input", 2, 2, 32),
+                row(C::reduce_scatter, "input", 2, 2, 32),
+                row(C::all_reduce, "input_weight", 4, 4, 24),  // bo, b2, 2 x [2, 4] LayerNorm
+                row(C::all_reduce, "output", 2, 2, 8),
+                row(C::all_gather, "output", 2, 4, 112),
+                row(C::reduce_scatter, "output", 2, 2, 80),
+                row(C::all_reduce, "output_weight", 4, 4, 28),  // bq, bk, bv [4], b1 [16]
+                row(C::reduce_scatter, "weight", 2, 6, 192),
+            }));
+  EXPECT_EQ(c.parameter_elements, 12 * 64 / 8 + 13 * 8 / 2);
+  // 9 m h/q^3 + 7 m h/q^2 + 12 h^2/q^2 + 2 m/q^2 + b n s^2/q^3 = 72 + 112 + 192 + 4 + 4
+  EXPECT_EQ(c.activation_elements, 384);
+}
+
+TEST(HandComputed, ThreeDimensionalBlocksThatCutSequencesGatherKeysAndValues) {
+  // b = 2, s = 4: a token block of 2 rows is half a sequence; K and V [2, 4] are all-gathered
+  // over the 4 token blocks of output_weight, [8, 4] = 32 elements each, and their gradients
+  // reduce-scattered back.
+  const RankCost c = cost_3d({2, 4, 8, 2}, 2, false, Workload::block);
+  const auto has = [](const PhaseComm& phase, const PredictedCollective& expected) {
+    const auto rows = phase.rows();
+    return std::find(rows.begin(), rows.end(), expected) != rows.end();
+  };
+  EXPECT_TRUE(has(c.comm.forward, row(C::all_gather, "output_weight", 4, 2, 64)));
+  EXPECT_TRUE(has(c.comm.backward, row(C::reduce_scatter, "output_weight", 4, 2, 64)));
+}
+
+TEST(HandComputed, ThreeDimensionalRegatherTradesMemoryForGathers) {
+  const BlockShape shape{4, 2, 8, 2};
+  const RankCost kept = cost_3d(shape, 2, false, Workload::block);
+  const RankCost again = cost_3d(shape, 2, true, Workload::block);
+  EXPECT_EQ(again.comm.forward.rows(), kept.comm.forward.rows());
+  // backward gathers X~ (input: 2 x 16; output: 16 + 64) and W~ (192) again
+  EXPECT_EQ(again.comm.backward.total_elements() - kept.comm.backward.total_elements(),
+            32 + 80 + 192);
+  // kept: X [m/q^2, in/q] instead of X~ [m/q, in/q], and no W~
+  EXPECT_EQ(kept.activation_elements - again.activation_elements, (32 + 80 - 16 - 40) + 192);
+}
+
+// ---- the closed forms of docs/cost-model.md
+// ------------------------------------------------------
+
+const BlockShape kShapes[] = {{2, 8, 32, 4}, {12, 4, 72, 12}, {8, 2048, 8192, 64}, {6, 5, 36, 6}};
+
+TEST(ClosedForm, OneDimensional) {
+  for (const BlockShape& s : kShapes) {
+    for (int t : {2, 4}) {
+      if (s.heads % t != 0) continue;
+      const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
+      const RankCost c = rank_cost("1d", {}, t, s, Workload::block);
+      EXPECT_EQ(c.comm.total().total_elements(), 4 * s.tokens() * s.h);
+      EXPECT_DOUBLE_EQ(c.comm.total().total_bus_elements(), 8.0 * (t - 1) / t * m * h);
+    }
+  }
+}
+
+TEST(ClosedForm, TwoDimensional) {
+  for (const BlockShape& s : kShapes) {
+    for (int q : {2, 3}) {
+      if (s.b % q != 0 || s.heads % q != 0) continue;
+      const std::int64_t m = s.tokens(), h = s.h;
+      const RankCost c = rank_cost("2d", {}, q * q, s, Workload::block);
+      EXPECT_EQ(c.comm.total().total_elements() * q, 27 * m * h + 36 * h * h + 8 * m + 13 * h);
+      const double bus =
+          (27.0 * m * h + 36.0 * h * h) / q + 2.0 * (q - 1) / q / q * (8 * m + 13 * h);
+      EXPECT_NEAR(c.comm.total().total_bus_elements(), bus, 1e-9 * bus);
+    }
+  }
+}
+
+TEST(ClosedForm, TwoAndAHalfDimensional) {
+  for (const BlockShape& s : kShapes) {
+    for (auto [q, d] : {std::pair{2, 2}, std::pair{2, 3}, std::pair{3, 2}}) {
+      if (s.b % (d * q) != 0 || s.heads % q != 0) continue;
+      const std::int64_t m = s.tokens(), h = s.h;
+      const RankCost c = rank_cost("2.5d", {d}, d * q * q, s, Workload::block);
+      EXPECT_EQ(c.comm.total().total_elements() * q * d,
+                27 * m * h + 36 * h * h * d + 8 * m + 13 * h * d + 12 * h * h * d / q + 13 * h * d);
+      const double bus = (27.0 * m * h / d + 36.0 * h * h) / q +
+                         2.0 * (q - 1) / q / q * (8.0 * m / d + 13 * h) +
+                         2.0 * (d - 1) / d * (12.0 * h * h / q / q + 13.0 * h / q);
+      EXPECT_NEAR(c.comm.total().total_bus_elements(), bus, 1e-9 * bus);
+    }
+  }
+}
+
+TEST(ClosedForm, ThreeDimensionalIsTheDesignNotesPlusLayerNormAndBiases) {
+  for (const BlockShape& s :
+       {BlockShape{8, 4, 64, 8}, BlockShape{27, 3, 81, 9}, BlockShape{8, 2048, 8192, 64}}) {
+    for (int q : {2, 3, 4}) {
+      const std::int64_t q2 = q * q;
+      if (s.b % q2 != 0 || s.h % q2 != 0 || s.heads % q != 0) continue;
+      const std::int64_t m = s.tokens(), h = s.h;
+      const RankCost c = cost_3d(s, q, false, Workload::block);
+      EXPECT_EQ(c.comm.total().total_elements(),
+                (32 * m * h + 24 * h * h + 8 * m) / q2 + 13 * h / q);
+      const double q3 = static_cast<double>(q2 * q);
+      const double bus = 2.0 * (q - 1) / q3 * (16.0 * m * h + 12.0 * h * h) +
+                         16.0 * (q - 1) / q3 * m + 26.0 * (q2 - 1) / q3 * h;
+      EXPECT_NEAR(c.comm.total().total_bus_elements(), bus, 1e-9 * bus);
+    }
+  }
+}
+
+// ---- parameters against the placements
+// -----------------------------------------------------------
+
+TEST(Parameters, EqualWhatThePlacementsGiveEveryRank) {
+  const BlockShape shape{12, 4, 72, 12};
+  const std::pair<const char*, int> runs[] = {{"1d", 1}, {"1d", 2},   {"1d", 4},  {"2d", 4},
+                                              {"2d", 9}, {"2.5d", 4}, {"2.5d", 8}};
+  for (const auto& [name, p] : runs) {
+    for (Workload w : {Workload::block, Workload::linear_pair}) {
+      const auto placements = make_scheme(name)->placements(p, shape, w);
+      const RankCost c = rank_cost(name, {}, p, shape, w);
+      for (int rank = 0; rank < p; ++rank) {
+        std::int64_t held = 0;
+        for (const auto& t : placements) {
+          if (is_parameter(t.tensor)) held += element_count(t.local_extents(rank));
+        }
+        EXPECT_EQ(c.parameter_elements, held) << name << " p=" << p << " rank " << rank;
+      }
+    }
+  }
+}
+
+// ---- activations against Korthikanti et al.
+// --------------------------------------------------------
+
+TEST(Activations, OneDimensionalIsKorthikantiWithoutDropout) {
+  // At 2 bytes an element, Korthikanti's s b h (10 + 24/t + 5 a s/(h t)) counts two [m, h]
+  // dropout masks of 1 byte and, per head, a [s, s] dropout mask (1 byte) and dropout output
+  // (2 bytes) that tplab's block has not; tplab keeps LayerNorm's 1/std [m] twice, which the
+  // paper leaves out. Nothing else differs.
+  for (const BlockShape& s : kShapes) {
+    for (int t : {1, 2, 4}) {
+      if (s.heads % t != 0) continue;
+      const double ours =
+          2.0 * static_cast<double>(rank_cost("1d", {}, t, s, Workload::block).activation_elements);
+      const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
+      const double dropout = 2 * m * h + 3.0 * s.b * s.heads * s.s * s.s / t;
+      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d(s, t), ours + dropout - 4 * m);
+    }
+  }
+}
+
+// ---- comparing counters with the model
+// -------------------------------------------------------------
+
+TEST(CommCheck, AnExtraAMissingOrAResizedCollectiveIsAMismatch) {
+  CommPrediction model;
+  model.forward.add(C::all_reduce, "tp", 2, 2, 64);
+  const CollectiveCount right{C::all_reduce, "tp", 2, 2, 64, 512, 64, 0.1};
+  EXPECT_TRUE(check_comm({right}, {}, model).match);
+
+  CollectiveCount fewer = right;
+  fewer.calls = 1;
+  fewer.elements = 32;
+  EXPECT_FALSE(check_comm({fewer}, {}, model).match);
+  EXPECT_FALSE(check_comm({}, {}, model).match) << "nothing measured";
+  EXPECT_FALSE(check_comm({right}, {right}, model).match) << "backward has one too many";
+  CollectiveCount wider = right;
+  wider.group_size = 4;
+  EXPECT_FALSE(check_comm({wider}, {}, model).match);
+
+  const CommCheck both = check_comm({right}, {right}, model);
+  ASSERT_EQ(both.total.size(), 1u);
+  EXPECT_EQ(both.total[0].elements, 128);
+  EXPECT_EQ(both.total[0].model_elements, 64);
+  EXPECT_EQ(both.measured_elements(), 128);
+  EXPECT_EQ(both.model_elements(), 64);
+}
+
+// ---- time
+// ---------------------------------------------------------------------------------------------
+
+TEST(AlphaBeta, RingStepsAndBusVolume) {
+  EXPECT_EQ(ring_steps(C::all_reduce, 8), 14);
+  EXPECT_EQ(ring_steps(C::all_gather, 8), 7);
+  EXPECT_EQ(ring_steps(C::broadcast, 8), 7);
+  // 3 all-reduces of 1e6 elements in all on 4 ranks, 2 bytes, alpha 1 us, 1e9 bytes/s:
+  // 3 x 6 steps x 1 us + 1e6 x 2 x 3/4 x 2 bytes / 1e9
+  const CollectiveTime t = collective_time(row(C::all_reduce, "tp", 4, 3, 1000000), {1e-6, 1e9}, 2);
+  EXPECT_DOUBLE_EQ(t.latency_s, 18e-6);
+  EXPECT_DOUBLE_EQ(t.bandwidth_s, 3e-3);
+  const CollectiveTime b = collective_time(row(C::broadcast, "row", 4, 1, 1000), {1e-6, 1e9}, 4);
+  EXPECT_DOUBLE_EQ(b.latency_s, 3e-6);
+  EXPECT_DOUBLE_EQ(b.bandwidth_s, 4e-6) << "a broadcast's every link carries N";
+}
+
+TEST(NodeLayout, RowsStayInANodeColumnsLeaveIt) {
+  // 2D on 64 ranks, 8 per node: a row is 8 consecutive ranks, a column every 8th.
+  const RankCost c = rank_cost("2d", {}, 64, {8, 16, 64, 8}, Workload::block);
+  ASSERT_EQ(c.groups.size(), 2u);
+  EXPECT_FALSE(spans_nodes(c.groups[0], 64, 8)) << c.groups[0].name;
+  EXPECT_TRUE(spans_nodes(c.groups[1], 64, 8)) << c.groups[1].name;
+  const RankCost one = rank_cost("1d", {}, 8, {8, 16, 64, 8}, Workload::block);
+  EXPECT_FALSE(spans_nodes(one.groups[0], 8, 8));
+  EXPECT_TRUE(spans_nodes(one.groups[0], 8, 4));
+}
+
+TEST(FlopCount, CountsTheSixLinearsAndAttention) {
+  // m = 4, h = 8, s = 4: 3 x (24 x 4 x 64 + 4 x 1 x 16 x 8)
+  EXPECT_DOUBLE_EQ(block_step_flops({1, 4, 8, 2}), 3.0 * (6144 + 512));
+}
+
+// ---- hardware
+// --------------------------------------------------------------------------------------------
+
+TEST(Hardware, ShippedProfilesNameASourceForEveryNumber) {
+  const auto profiles = load_profiles(shipped_hardware_file());
+  for (const char* name : {"dgx-h100", "dgx-a100", "local"}) {
+    ASSERT_TRUE(profiles.contains(name)) << name;
+  }
+  const HardwareProfile& h100 = profiles.at("dgx-h100");
+  EXPECT_EQ(h100.gpus_per_node, 8);
+  EXPECT_EQ(h100.intra_node.rate.bandwidth_bytes_per_s, 450e9) << "900 GB/s counts both ways";
+  EXPECT_EQ(h100.inter_node->rate.bandwidth_bytes_per_s, 50e9) << "400 Gb/s is 50 GB/s";
+  EXPECT_EQ(profiles.at("dgx-a100").intra_node.rate.bandwidth_bytes_per_s, 300e9);
+  EXPECT_FALSE(profiles.at("local").inter_node.has_value()) << "this machine is one node";
+}
+
+TEST(Hardware, ANumberWithoutSourceOrNotPositiveIsRefused) {
+  const nlohmann::json good = profile_json(load_profiles(shipped_hardware_file()).at("dgx-h100"));
+  EXPECT_NO_THROW(parse_profile("x", good));
+  nlohmann::json unsourced = good;
+  unsourced["sources"].erase("intra_node.latency_s");
+  try {
+    parse_profile("x", unsourced);
+    FAIL() << "a number without a source was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"intra_node.latency_s\" has no source"),
+              std::string::npos)
+        << e.what();
+  }
+  nlohmann::json zero = good;
+  zero["matmul_flops_per_s"] = 0;
+  EXPECT_THROW(parse_profile("x", zero), UsageError);
+}
+
+TEST(Hardware, UnknownNamesListTheKnownOnes) {
+  const auto profiles = available_profiles();
+  try {
+    find_profile(profiles, "tpu-v9");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown hardware 'tpu-v9' (known: dgx-a100, dgx-h100, "
+                                         "local)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// ---- projections and refusals
+// ---------------------------------------------------------------------------
+
+TEST(Projection, AddsComputeAndCommunicationOnTheRightLinks) {
+  const auto profiles = load_profiles(shipped_hardware_file());
+  const HardwareProfile& hw = profiles.at("dgx-h100");
+  const BlockShape shape{8, 2048, 8192, 64};
+  const Projection in_node = project("1d", {}, 8, shape, hw);
+  const Projection across = project("1d", {}, 16, shape, hw);
+  ASSERT_TRUE(in_node.fits());
+  EXPECT_FALSE(in_node.collectives[0].inter_node);
+  EXPECT_TRUE(across.collectives[0].inter_node);
+  EXPECT_DOUBLE_EQ(in_node.compute_s, block_step_flops(shape) / 8 / 989e12);
+  // 4 m h elements x 2(t-1)/t x 2 bytes at 450 GB/s
+  const double m = 16384, h = 8192;
+  EXPECT_NEAR(in_node.comm_bandwidth_s, 4 * m * h * 2 * 7.0 / 8 * 2 / 450e9, 1e-12);
+  EXPECT_DOUBLE_EQ(in_node.comm_latency_s, 4 * 14 * 3.4e-6);
+  EXPECT_DOUBLE_EQ(in_node.step_s(), in_node.compute_s + in_node.comm_s());
+  EXPECT_TRUE(in_node.korthikanti_bytes.has_value());
+}
+
+TEST(Projection, SaysWhyNoGridFitsAndWhatWould) {
+  const auto profiles = load_profiles(shipped_hardware_file());
+  const Projection p = project("2d", {}, 8, {8, 2048, 8192, 64}, profiles.at("dgx-h100"));
+  EXPECT_FALSE(p.fits());
+  EXPECT_NE(p.why_not.find("needs 1, 4, 16 or 64 devices"), std::string::npos) << p.why_not;
+  EXPECT_THROW(project("1d", {}, 4, {8, 16, 64, 8}, profiles.at("local")), UsageError)
+      << "the local profile is one node";
+  EXPECT_THROW(rank_cost("2d", {}, 6, {4, 8, 32, 4}, Workload::block), UsageError);
+}
+
+}  // namespace
+}  // namespace tplab::model
