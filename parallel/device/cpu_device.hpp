@@ -1,5 +1,6 @@
 /// @file
-/// CpuDevice: the Device interface on the host with Eigen, one thread per rank.
+/// CpuDevice: the Device interface on the host with Eigen (and oneDNN's sgemm for f32 matmuls
+/// where it was found at configure time), one thread per rank.
 #pragma once
 
 #include "device/device.hpp"
@@ -7,8 +8,9 @@
 namespace tplab {
 
 /// Host implementation of Device with Eigen maps over the tensors' memory (no copies in the
-/// hot paths). f64 and f32; bf16 belongs to the GPU. Eigen runs single-threaded here: the
-/// parallelism of a run is its MPI ranks.
+/// hot paths). f64 and f32; bf16 belongs to the GPU. f32 matmuls go to oneDNN's sgemm when the
+/// build found it (TPLAB_ONEDNN). Both run single-threaded here: the parallelism of a run is its
+/// MPI ranks.
 class CpuDevice final : public Device {
  public:
   DeviceKind kind() const override { return DeviceKind::cpu; }
