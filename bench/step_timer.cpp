@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "problem.hpp"
+#include "process_resources.hpp"
 #include "reference_bridge.hpp"
 
 namespace tplab::bench {
@@ -31,6 +32,40 @@ Tensor shard(Device& device, const verify::HostArray& global, const TensorPlacem
   Tensor t = device.empty(placement.local_extents(rank), dtype);
   device.upload(global.block(placement.blocks.at(static_cast<std::size_t>(rank))), t);
   return t;
+}
+
+/// One rank's shards of the parameters, the input and the output gradient.
+struct Shards {
+  TensorMap parameters;
+  Tensor x, dy;
+};
+
+/// Cuts this rank's shards out of the global inputs, which every rank draws whole (f64) and
+/// which are freed on return, so that they do not count in the memory of a step.
+Shards make_shards(const Scheme& scheme, Comm& world, Device& device, const StepConfig& config) {
+  const verify::HostArrays inputs =
+      verify::make_inputs(config.shape, config.seed, Workload::block, verify::Values::real);
+  const auto placements = scheme.placements(world.size(), config.shape, Workload::block);
+  const int rank = world.rank();
+  Shards s;
+  for (const auto& [name, array] : inputs) {
+    if (is_parameter(name)) {
+      s.parameters.emplace(
+          name, shard(device, array, find_placement(placements, name), rank, config.dtype));
+    }
+  }
+  s.x = shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
+  s.dy = shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
+  return s;
+}
+
+/// Bytes that crossed this rank's links in the counted collectives (bus elements x size).
+double bus_bytes_of(const CommCounters& counters) {
+  double bytes = 0;
+  for (const CollectiveCount& c : counters.snapshot()) {
+    if (c.elements > 0) bytes += c.bus_elements * static_cast<double>(c.bytes) / c.elements;
+  }
+  return bytes;
 }
 
 template <typename T>
@@ -70,34 +105,25 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   }
   const auto scheme = make_scheme(config.scheme, config.options);
   scheme->validate(world.size(), config.shape);
-  const verify::HostArrays inputs =
-      verify::make_inputs(config.shape, config.seed, Workload::block, verify::Values::real);
-  const auto placements = scheme->placements(world.size(), config.shape, Workload::block);
-  const int rank = world.rank();
-  TensorMap parameters;
-  for (const auto& [name, array] : inputs) {
-    if (is_parameter(name)) {
-      parameters.emplace(
-          name, shard(device, array, find_placement(placements, name), rank, config.dtype));
-    }
-  }
-  const Tensor x =
-      shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
-  const Tensor dy =
-      shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
-  auto module = scheme->make_module(world, device, config.shape, Workload::block, parameters);
+  const Shards shards = make_shards(*scheme, world, device, config);
+  auto module =
+      scheme->make_module(world, device, config.shape, Workload::block, shards.parameters);
+  // From here on the rank holds only what a training step needs: measure its memory from now.
+  const bool reset = reset_peak_resident();
 
   std::vector<double> steps, comms;
   std::int64_t bytes = 0;
+  double bus_bytes = 0;
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
     world.barrier();
     world.counters().reset();
     const auto start = Clock::now();
-    module->forward(x);
-    module->backward(dy);
+    module->forward(shards.x);
+    module->backward(shards.dy);
     const double step = seconds_since(start);
     const double comm = world.counters().total_seconds();
     bytes = world.counters().total_bytes();
+    bus_bytes = bus_bytes_of(world.counters());
     if (i < config.warmup) continue;
     steps.push_back(max_over_ranks(world, step));
     comms.push_back(max_over_ranks(world, comm));
@@ -105,13 +131,18 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   StepTiming t;
   t.config = config;
   t.world_size = world.size();
+  t.grid = scheme->describe_grid(world.size(), config.shape);
   t.step_seconds = spread_of(steps);
   t.comm_seconds = spread_of(comms);
   t.comm_share = t.comm_seconds.median / t.step_seconds.median;
-  t.bytes_per_rank = bytes;
+  t.bytes_per_rank = static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(bytes)));
+  t.bus_bytes_per_rank = max_over_ranks(world, bus_bytes);
   t.flops = block_step_flops(config.shape);
   t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
   t.tokens_per_second = static_cast<double>(config.shape.tokens()) / t.step_seconds.median;
+  t.peak_memory_bytes =
+      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak_resident_bytes())));
+  t.peak_memory_from_start = max_over_ranks(world, reset ? 0.0 : 1.0) > 0;
   return t;
 }
 

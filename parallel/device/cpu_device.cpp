@@ -141,8 +141,8 @@ constexpr double kGeluCubic = 0.044715;
 }  // namespace
 
 std::string CpuDevice::description() const {
-  const std::string eigen = fmt::format("Eigen {}.{}.{}", EIGEN_WORLD_VERSION,
-                                        EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);
+  const std::string eigen =
+      fmt::format("Eigen {}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);
 #ifdef TPLAB_HAVE_ONEDNN
   return fmt::format("cpu ({}, f32 GEMM by {}, 1 thread)", eigen, onednn::version());
 #else

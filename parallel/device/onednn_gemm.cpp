@@ -18,11 +18,11 @@ void sgemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, s
     return true;
   }();
   (void)single_thread;
-  const dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n,
-                                          k, alpha, a, lda, b, ldb, beta, c, ldc);
+  const dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n, k,
+                                          alpha, a, lda, b, ldb, beta, c, ldc);
   if (status != dnnl_success) {
-    throw InternalError(fmt::format("dnnl_sgemm [{}, {}] x [{}, {}] failed with status {}", m, k,
-                                    k, n, static_cast<int>(status)));
+    throw InternalError(fmt::format("dnnl_sgemm [{}, {}] x [{}, {}] failed with status {}", m, k, k,
+                                    n, static_cast<int>(status)));
   }
 }
 
