@@ -69,7 +69,7 @@ nlohmann::json to_json(const bench::CollectiveRow& r) {
           {"raw_time_us", r.raw_seconds.median * 1e6},
           {"raw_time_us_min", r.raw_seconds.min * 1e6},
           {"raw_time_us_max", r.raw_seconds.max * 1e6},
-          {"overhead", r.seconds.median / r.raw_seconds.median - 1},
+          {"overhead", r.overhead},
           {"samples", r.samples},
           {"calls_per_sample", r.calls_per_sample},
           {"oversubscribed", bench::oversubscribed(r.ranks)}};
@@ -105,8 +105,7 @@ void print_header(const bench::CollectiveRow& r) {
 void print_row(const bench::CollectiveRow& r) {
   fmt::print("  {:>10} {:>10} {:>5} {:>10.2f} {:>12.3f} {:>12.3f} {:>7} {:>10.2f} {:>+8.1f}%\n",
              r.bytes, r.count, dtype_name(r.dtype), r.seconds.median * 1e6, r.algbw, r.busbw,
-             r.wrong, r.raw_seconds.median * 1e6,
-             (r.seconds.median / r.raw_seconds.median - 1) * 100);
+             r.wrong, r.raw_seconds.median * 1e6, r.overhead * 100);
   std::fflush(stdout);
 }
 

@@ -49,6 +49,14 @@ std::vector<std::string> modes_of(const std::string& mode) {
 
 // ---- inside mpiexec: time one configuration on this world ------------------------------------
 
+/// A rank of a run that was not oversubscribed got less than this share of a core: another
+/// process was running, and the times are not the scheme's alone.
+constexpr double kContendedShare = 0.9;
+
+bool contended(const bench::StepTiming& t) {
+  return !bench::oversubscribed(t.world_size) && t.cpu_share < kContendedShare;
+}
+
 nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
                        const std::optional<bench::Spread>& reference) {
   const BlockShape& s = t.config.shape;
@@ -78,6 +86,8 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
       {"peak_mem_bytes", t.peak_memory_bytes},
       {"peak_mem_source", t.peak_memory_from_start ? "VmHWM since the process started"
                                                    : "VmHWM while stepping (reset after setup)"},
+      {"cpu_share", t.cpu_share},
+      {"contended", contended(t)},
       {"cores", bench::available_cores()},
       {"oversubscribed", bench::oversubscribed(t.world_size)}};
   if (reference) {
@@ -214,19 +224,21 @@ void add_efficiency(nlohmann::json& runs) {
 }
 
 void print_table(const nlohmann::json& runs, bool reference) {
-  fmt::print("\n{:=<128}\n", "");
+  fmt::print("\n{:=<134}\n", "");
   fmt::print(
       "  {:<6} {:<6} {:>3} {:<8} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>9} {:>5} "
-      "{:>9}  {}\n",
+      "{:>9} {:>5}  {}\n",
       "scheme", "mode", "np", "grid", "shape b,s,h,n", "step ms", "(min - max)", "comm ms", "comm",
-      "MiB/rank", "GFLOP/s", "tokens/s", "eff", "peak MiB", "");
-  bool any_oversubscribed = false;
+      "MiB/rank", "GFLOP/s", "tokens/s", "eff", "peak MiB", "cpu", "");
+  bool any_oversubscribed = false, any_contended = false;
   for (const auto& r : runs) {
     const bool over = r["oversubscribed"].get<bool>();
+    const bool busy = r["contended"].get<bool>();
     any_oversubscribed = any_oversubscribed || over;
+    any_contended = any_contended || busy;
     fmt::print(
         "  {:<6} {:<6} {:>3} {:<8} {:<16} {:>9.1f} {:>17} {:>8.1f} {:>5.0f}% {:>9.2f} "
-        "{:>8.1f} {:>9.0f} {:>5.2f} {:>9.0f}  {}\n",
+        "{:>8.1f} {:>9.0f} {:>5.2f} {:>9.0f} {:>5.2f}  {}\n",
         r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["np"].get<int>(),
         r["grid"].get<std::string>(), shape_text(r["shape"]), r["step_ms"].get<double>(),
         fmt::format("({:.1f} - {:.1f})", r["step_ms_min"].get<double>(),
@@ -234,7 +246,8 @@ void print_table(const nlohmann::json& runs, bool reference) {
         r["comm_ms"].get<double>(), r["comm_share"].get<double>() * 100,
         r["bytes_per_rank"].get<double>() / 0x1p20, r["gflops_per_s"].get<double>(),
         r["tokens_per_s"].get<double>(), r["efficiency"].get<double>(),
-        r["peak_mem_bytes"].get<double>() / 0x1p20, over ? "oversubscribed" : "");
+        r["peak_mem_bytes"].get<double>() / 0x1p20, r["cpu_share"].get<double>(),
+        over ? "oversubscribed" : (busy ? "contended" : ""));
   }
   if (reference) {
     for (const auto& r : runs) {
@@ -251,7 +264,14 @@ void print_table(const nlohmann::json& runs, bool reference) {
       "       with the fewest ranks in this sweep. Weak scaling multiplies the batch by p.\n"
       "  MiB/rank: logical bytes of a rank's collectives per step (the counters' N; bus bytes in\n"
       "       the JSON). No cost model is built in: model_bytes_per_rank is null in the JSON.\n"
-      "  peak MiB: a rank's peak resident memory while stepping (VmHWM, reset after setup).\n");
+      "  peak MiB: a rank's peak resident memory while stepping (VmHWM, reset after setup).\n"
+      "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n");
+  if (any_contended) {
+    fmt::print(
+        "  contended: a rank got less than {:.0f}% of a core without oversubscription:\n"
+        "       another process was running. Rerun those on a quiet machine.\n",
+        kContendedShare * 100);
+  }
   if (any_oversubscribed) {
     fmt::print(
         "  oversubscribed: more ranks than this machine's {} cores; they take turns on the\n"

@@ -18,7 +18,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kBatchBytes = std::int64_t{1} << 20;
 constexpr int kMaxCallsPerSample = 64;
 constexpr std::int64_t kSweepBytes = std::int64_t{256} << 20;
-constexpr int kMinSamples = 5;
+constexpr int kMinSamples = 10;
 constexpr int kMaxSamples = 30;
 
 /// t[i] = value(i) for every element, in t's dtype.
@@ -50,7 +50,7 @@ std::int64_t count_wrong(const Tensor& t, F&& expected) {
 struct Buffers {
   Tensor input, output;
   Tensor in(std::int64_t n) const { return input.slice_rows(0, n); }
-  Tensor out(std::int64_t n) const { return output.defined() ? output.slice_rows(0, n) : in(n); }
+  Tensor out(std::int64_t n) const { return output.slice_rows(0, n); }
 };
 
 /// Per-call seconds of `samples` samples of `calls` back-to-back calls, the slowest rank's.
@@ -120,6 +120,11 @@ CollectiveRow measure(MpiComm& comm, const CollectiveCase& c, Buffers& buffers, 
   row.ranks = p;
   row.seconds = spread_of(tplab_seconds);
   row.raw_seconds = spread_of(mpi_seconds);
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < tplab_seconds.size(); ++i) {
+    ratios.push_back(tplab_seconds[i] / mpi_seconds[i]);
+  }
+  row.overhead = spread_of(ratios).median - 1;
   row.algbw = static_cast<double>(bytes) / row.seconds.median / 1e9;
   row.busbw = row.algbw * bus_factor(c.collective, p);
   row.wrong = wrong;

@@ -33,8 +33,13 @@ struct CollectiveRow {
   std::int64_t count = 0;  ///< N in elements
   DType dtype = DType::f32;
   int ranks = 0;
-  Spread seconds;          ///< per call through tplab's Comm, the slowest rank's, over the samples
-  Spread raw_seconds;      ///< per call of the same MPI function on the same buffers
+  Spread seconds;      ///< per call through tplab's Comm, the slowest rank's, over the samples
+  Spread raw_seconds;  ///< per call of the same MPI function on the same buffers
+  /// tplab's time over raw MPI's, minus 1: the median over samples of the ratio of each tplab
+  /// sample to the raw sample taken beside it. Large messages on a shared machine take one of
+  /// two very different times at random; a ratio of two medians then flips with the mode each
+  /// median lands in, while the median of paired ratios stays at the wrapper's true cost.
+  double overhead = 0;
   double algbw = 0;        ///< GB/s (1e9 bytes): bytes / median time
   double busbw = 0;        ///< algbw x bus_factor: what crosses each rank's link
   std::int64_t wrong = 0;  ///< elements, summed over ranks, that differ from the exact result

@@ -1,5 +1,7 @@
 #include "process_resources.hpp"
 
+#include <sys/resource.h>
+
 #include <fstream>
 #include <string>
 #include <thread>
@@ -21,6 +23,15 @@ bool reset_peak_resident() {
   out << "5";
   out.flush();
   return static_cast<bool>(out);
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 std::int64_t peak_resident_bytes() {

@@ -114,17 +114,22 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   std::vector<double> steps, comms;
   std::int64_t bytes = 0;
   double bus_bytes = 0;
+  double wall_seconds = 0, cpu_seconds = 0;
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
     world.barrier();
     world.counters().reset();
+    const double cpu_start = process_cpu_seconds();
     const auto start = Clock::now();
     module->forward(shards.x);
     module->backward(shards.dy);
     const double step = seconds_since(start);
+    const double cpu = process_cpu_seconds() - cpu_start;
     const double comm = world.counters().total_seconds();
     bytes = world.counters().total_bytes();
     bus_bytes = bus_bytes_of(world.counters());
     if (i < config.warmup) continue;
+    wall_seconds += step;
+    cpu_seconds += cpu;
     steps.push_back(max_over_ranks(world, step));
     comms.push_back(max_over_ranks(world, comm));
   }
@@ -143,6 +148,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   t.peak_memory_bytes =
       static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak_resident_bytes())));
   t.peak_memory_from_start = max_over_ranks(world, reset ? 0.0 : 1.0) > 0;
+  t.cpu_share = -max_over_ranks(world, -cpu_seconds / wall_seconds);  // the smallest share
   return t;
 }
 

@@ -51,6 +51,10 @@ struct StepTiming {
   /// refused the reset (peak_memory_from_start).
   std::int64_t peak_memory_bytes = 0;
   bool peak_memory_from_start = false;
+  /// The smallest share of a core any rank got during the timed steps (CPU time over wall
+  /// time). About 1 on a quiet machine; cores/ranks when oversubscribed; lower when other
+  /// processes were running, and then the times are not the scheme's.
+  double cpu_share = 0;
 };
 
 /// FLOPs of one block's forward and backward: 3 x (24 b s h^2 + 4 b s^2 h), counting a

@@ -29,6 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 SCHEME_ORDER = ["1d", "2d", "2.5d", "3d"]
 COLLECTIVE_ORDER = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"]
 OVERSUBSCRIBED = "oversubscribed"
+CONTENDED = "contended"
 
 
 class BadInput(Exception):
@@ -107,6 +108,8 @@ def plot_lines(ax, series, y_of, cores):
             over = r.get("oversubscribed", False)
             ax.plot([x], [y], "o", color=color, markersize=7, zorder=3,
                     markerfacecolor="white" if over else color)
+            if r.get("contended"):
+                ax.plot([x], [y], "x", color="black", markersize=9, zorder=4)
     ax.set_xscale("log", base=2)
     nps = sorted({r["np"] for rs in series.values() for r in rs})
     ax.set_xticks(nps)
@@ -139,8 +142,8 @@ def efficiency_plot(runs, out, cores):
         formula = "T(1) / (p T(p))" if mode == "strong" else "T(1) / T(p)"
         ax.set_ylabel(f"efficiency  {formula}")
         ax.set_title(subtitle(mode, runs), fontsize=9)
-        ax.legend(title="scheme (hollow: oversubscribed)", fontsize=8, title_fontsize=8,
-                  loc="lower left")
+        ax.legend(title="scheme (hollow: oversubscribed,\nx: contended)", fontsize=8,
+                  title_fontsize=8, loc="lower left")
     fig.suptitle("Scaling efficiency of the block's forward + backward step (1.0 = ideal)")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
@@ -155,7 +158,8 @@ def throughput_plot(runs, out, cores):
         ax.set_ylabel("tokens/s per rank")
         ax.set_ylim(bottom=0)
         ax.set_title(subtitle(mode, runs), fontsize=9)
-        ax.legend(title="scheme (hollow: oversubscribed)", fontsize=8, title_fontsize=8)
+        ax.legend(title="scheme (hollow: oversubscribed,\nx: contended)", fontsize=8,
+                  title_fontsize=8)
     fig.suptitle("Throughput per rank (flat = perfect scaling)")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
@@ -285,11 +289,10 @@ def overhead_plot(rows, out):
         over = any(r.get("oversubscribed", False) for r in rs)
         for i, c in enumerate(collectives_in(rs)):
             pts = sorted((r for r in rs if r["collective"] == c), key=lambda r: r["bytes"])
-            ax.plot([r["bytes"] for r in pts], [100 * (r["time_us"] / r["raw_time_us"] - 1)
-                                                for r in pts],
+            ax.plot([r["bytes"] for r in pts], [100 * r["overhead"] for r in pts],
                     "o-", color=f"C{i}", markersize=3.5, label=c,
                     markerfacecolor="white" if over else f"C{i}")
-        values = [100 * (r["time_us"] / r["raw_time_us"] - 1) for r in rs]
+        values = [100 * r["overhead"] for r in rs]
         top = max(30.0, min(300.0, max(values) * 1.1))
         ax.axhspan(-5, 5, color="0.9", zorder=0)
         ax.axvline(2**20, color="0.5", linestyle=":", linewidth=1)
@@ -298,7 +301,7 @@ def overhead_plot(rows, out):
         ax.axhline(0, color="0.4", linewidth=0.8)
         size_axis(ax, rs)
         ax.set_ylim(max(-25.0, min(values) * 1.2), top)
-        ax.set_ylabel("tplab time / raw MPI time - 1 (%)")
+        ax.set_ylabel("median of paired tplab/raw ratios - 1 (%)")
         ax.set_title(f"{n} ranks" + (f" ({OVERSUBSCRIBED}: hollow)" if over else "")
                      + "; band: within 5%", fontsize=10)
         ax.grid(True, alpha=0.3)
@@ -313,7 +316,14 @@ def overhead_plot(rows, out):
 # ---- tables --------------------------------------------------------------------------------------
 
 SUMMARY_COLUMNS = ["scheme", "mode", "p", "grid", "shape b,s,h,n", "step ms", "comm %",
-                   "efficiency", "tokens/s", "MiB/rank", "peak MiB", ""]
+                   "efficiency", "tokens/s", "MiB/rank", "peak MiB", "cpu", ""]
+
+
+def note_of(r):
+    """Why a run's times are not the scheme's alone, if they are not."""
+    if r.get("oversubscribed"):
+        return OVERSUBSCRIBED
+    return CONTENDED if r.get("contended") else ""
 
 
 def summary_rows(runs):
@@ -323,7 +333,7 @@ def summary_rows(runs):
                     f"{r['step_ms']:.1f}", f"{100 * r['comm_share']:.0f}",
                     f"{r['efficiency']:.2f}", f"{r['tokens_per_s']:.0f}",
                     f"{r['bytes_per_rank'] / 2**20:.2f}", f"{r['peak_mem_bytes'] / 2**20:.0f}",
-                    OVERSUBSCRIBED if r.get("oversubscribed") else ""])
+                    f"{r['cpu_share']:.2f}" if "cpu_share" in r else "", note_of(r)])
     return out
 
 
@@ -342,7 +352,8 @@ def summary_figure(runs, rows, out, cores):
              fontsize=14, weight="bold", va="top")
     fig.text(0.02, 1 - 0.65 / height, "Step = forward + backward (median of repeats after warm-up, "
              "slowest rank). Efficiency: strong T(1)/(p T(p)), weak T(1)/T(p). Grey rows ran "
-             f"more ranks than the {cores} cores ({OVERSUBSCRIBED}).", fontsize=8.5, va="top")
+             f"more ranks than the {cores} cores ({OVERSUBSCRIBED}) or shared them with another "
+             f"process ({CONTENDED}: cpu < 0.9).", fontsize=8.5, va="top")
     top = height - 1.1
     for cells, columns, title in blocks:
         h = row_in * (len(cells) + 1)
@@ -375,7 +386,7 @@ def comm_summary(rows):
         rs = [r for r in rows if r["ranks"] == n and r["collective"] == c]
         large = [r for r in rs if r["bytes"] >= 2**20]
         best = max(rs, key=lambda r: r["busbw"])
-        over = [100 * (r["time_us"] / r["raw_time_us"] - 1) for r in large]
+        over = [100 * r["overhead"] for r in large]
         over_sorted = sorted(over)
         median = (over_sorted[len(over) // 2] if len(over) % 2 else
                   0.5 * (over_sorted[len(over) // 2 - 1] + over_sorted[len(over) // 2])) if over else None
@@ -402,7 +413,9 @@ def write_report(runs, rows, out_dir, inputs):
           f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}. "
           f"Runs with more ranks than this machine's {cores} cores are marked **{OVERSUBSCRIBED}**: "
           "their ranks take turns on the cores, so their times say more about the machine than "
-          "about the scheme (hollow markers, hatched bars, shaded bands in the plots).", ""]
+          "about the scheme (hollow markers, hatched bars, shaded bands in the plots). Runs whose "
+          f"ranks got less than 0.9 of a core without that are marked **{CONTENDED}** (x in the "
+          "plots): another process was running; rerun them on a quiet machine.", ""]
     made = []
     if runs:
         efficiency_plot(runs, os.path.join(out_dir, "efficiency.png"), cores)
