@@ -1,17 +1,28 @@
 """The same pre-LN GPT block in PyTorch, timed like `tplab bench step`: forward + backward from
 a random dY, f32, one thread, median of the repeats after warm-up. For comparing tplab's
-single-rank step with what PyTorch's CPU kernels (oneDNN, on Debian's build) do on this machine.
+single-rank step with what PyTorch's CPU kernels do on this machine.
 
 usage: python3 bench/compare/pytorch_block.py [--shape 4,256,1024,16] [--repeats 5] [--dtype f32]
        (any Python with torch; Debian 12 has one: apt-get install python3-torch, /usr/bin/python3)
+
+Debian's PyTorch does its matmuls in the system BLAS (libblas.so.3, whichever
+update-alternatives selects: OpenBLAS once libopenblas-dev is installed, else the slow reference
+BLAS), and torch.set_num_threads does not reach OpenBLAS's own threads: the thread counts are
+therefore pinned through the environment before torch loads.
 """
 import argparse
 import math
+import os
 import statistics
 import time
 
-import torch
-import torch.nn.functional as F
+for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[variable] = "1"  # one thread, as one tplab rank; read when the libraries load
+
+import torch  # noqa: E402  (after the thread counts are pinned)
+import torch.nn.functional as F  # noqa: E402
+
+BLAS_LINK = "/etc/alternatives/libblas.so.3-x86_64-linux-gnu"
 
 
 def block(x, p, heads):
@@ -39,7 +50,7 @@ def main():
     args = parser.parse_args()
     b, s, h, heads = (int(v) for v in args.shape.split(","))
     dtype = torch.float32 if args.dtype == "f32" else torch.float64
-    torch.set_num_threads(1)  # one thread, as one tplab rank
+    torch.set_num_threads(1)
     torch.manual_seed(1)
 
     def param(*shape, scale=1.0):
@@ -63,8 +74,9 @@ def main():
             samples.append(time.perf_counter() - start)
     flops = 3 * (24 * b * s * h * h + 4 * b * s * s * h)
     median = statistics.median(samples)
-    print(f"PyTorch {torch.__version__}, 1 thread, {args.dtype}, b={b} s={s} h={h} heads={heads}: "
-          f"step {median * 1e3:.1f} ms (min {min(samples) * 1e3:.1f}, max "
+    blas = os.path.realpath(BLAS_LINK) if os.path.exists(BLAS_LINK) else "unknown"
+    print(f"PyTorch {torch.__version__} (system BLAS: {blas}), 1 thread, {args.dtype}, b={b} s={s} "
+          f"h={h} heads={heads}: step {median * 1e3:.1f} ms (min {min(samples) * 1e3:.1f}, max "
           f"{max(samples) * 1e3:.1f}), {flops / median / 1e9:.1f} GFLOP/s")
 
 
