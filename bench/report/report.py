@@ -25,6 +25,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.patches import Patch  # noqa: E402
 
 SCHEME_ORDER = ["1d", "2d", "2.5d", "3d"]
 COLLECTIVE_ORDER = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"]
@@ -132,18 +133,33 @@ def modes_in(runs):
     return [m for m in ("strong", "weak") if any(r["mode"] == m for r in runs)]
 
 
+def legend_title(runs):
+    marks = []
+    if any(r.get("oversubscribed") for r in runs):
+        marks.append(f"hollow: {OVERSUBSCRIBED}")
+    if any(r.get("contended") for r in runs):
+        marks.append(f"x: {CONTENDED}")
+    return "scheme" + (f" ({', '.join(marks)})" if marks else "")
+
+
 def efficiency_plot(runs, out, cores):
     modes = modes_in(runs)
     fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.6), squeeze=False)
     for ax, mode in zip(axes[0], modes):
         plot_lines(ax, by_scheme(runs, mode), lambda r: r["efficiency"], cores)
         ax.axhline(1.0, color="0.4", linestyle=":", linewidth=1)
+        # p ranks on c < p cores can do at most c/p of the work of p cores: the machine's bound.
+        nps = sorted({r["np"] for r in runs if r["mode"] == mode})
+        bound = [n for n in nps if n >= cores]
+        if len(bound) > 1 or (bound and bound[-1] > cores):
+            xs = [cores] + [n for n in bound if n > cores]
+            ax.plot(xs, [min(1.0, cores / n) for n in xs], "--", color="0.3", linewidth=1.2,
+                    label=f"bound of {cores} cores: {cores}/p")
         ax.set_ylim(0, max(1.25, max(r["efficiency"] for r in runs if r["mode"] == mode) * 1.15))
         formula = "T(1) / (p T(p))" if mode == "strong" else "T(1) / T(p)"
         ax.set_ylabel(f"efficiency  {formula}")
         ax.set_title(subtitle(mode, runs), fontsize=9)
-        ax.legend(title="scheme (hollow: oversubscribed,\nx: contended)", fontsize=8,
-                  title_fontsize=8, loc="lower left")
+        ax.legend(title=legend_title(runs), fontsize=8, title_fontsize=8, loc="lower left")
     fig.suptitle("Scaling efficiency of the block's forward + backward step (1.0 = ideal)")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
@@ -158,8 +174,7 @@ def throughput_plot(runs, out, cores):
         ax.set_ylabel("tokens/s per rank")
         ax.set_ylim(bottom=0)
         ax.set_title(subtitle(mode, runs), fontsize=9)
-        ax.legend(title="scheme (hollow: oversubscribed,\nx: contended)", fontsize=8,
-                  title_fontsize=8)
+        ax.legend(title=legend_title(runs), fontsize=8, title_fontsize=8)
     fig.suptitle("Throughput per rank (flat = perfect scaling)")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
@@ -175,13 +190,18 @@ def grouped_bars(ax, series, y_of, ylabel):
             x = nps.index(r["np"]) + (i - (len(series) - 1) / 2) * width
             over = r.get("oversubscribed", False)
             ax.bar(x, y_of(r), width, color=f"C{i}", edgecolor="black", linewidth=0.5,
-                   hatch="//" if over else None, label=scheme if r is rs[0] else None)
+                   hatch="//" if over else None)
     ax.set_xticks(range(len(nps)))
     ax.set_xticklabels([f"{n}" for n in nps])
-    ax.set_xlabel("ranks (p); hatched: " + OVERSUBSCRIBED)
+    ax.set_xlabel("ranks (p)")
     ax.set_ylabel(ylabel)
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(title="scheme", fontsize=8, title_fontsize=8)
+    handles = [Patch(facecolor=f"C{i}", edgecolor="black", linewidth=0.5, label=scheme)
+               for i, scheme in enumerate(series)]
+    if any(r.get("oversubscribed") for rs in series.values() for r in rs):
+        handles.append(Patch(facecolor="white", edgecolor="black", linewidth=0.5, hatch="//",
+                             label=OVERSUBSCRIBED))
+    ax.legend(handles=handles, title="scheme", fontsize=8, title_fontsize=8)
 
 
 def comm_share_plot(runs, out):
@@ -307,7 +327,7 @@ def overhead_plot(rows, out):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle("Overhead of tplab's Comm (checks, timing, counters) over the same MPI call\n"
-                 "medians of interleaved samples, in the same run", fontsize=10)
+                 "median of the ratios of interleaved samples, in the same run", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
@@ -350,10 +370,12 @@ def summary_figure(runs, rows, out, cores):
     fig = plt.figure(figsize=(11.7, height))
     fig.text(0.02, 1 - 0.3 / height, "tplab: tensor parallelism of one Transformer block, measured",
              fontsize=14, weight="bold", va="top")
-    fig.text(0.02, 1 - 0.65 / height, "Step = forward + backward (median of repeats after warm-up, "
-             "slowest rank). Efficiency: strong T(1)/(p T(p)), weak T(1)/T(p). Grey rows ran "
-             f"more ranks than the {cores} cores ({OVERSUBSCRIBED}) or shared them with another "
-             f"process ({CONTENDED}: cpu < 0.9).", fontsize=8.5, va="top")
+    fig.text(0.02, 1 - 0.6 / height, "Step = forward + backward (median of repeats after "
+             "warm-up, slowest rank). Efficiency: strong T(1)/(p T(p)), weak T(1)/T(p), weak "
+             "scaling multiplies the batch by p.\nGrey rows ran more ranks than the "
+             f"{cores} cores ({OVERSUBSCRIBED}) or shared them with another process "
+             f"({CONTENDED}: cpu, a rank's share of a core, below 0.9).", fontsize=8.5, va="top",
+             linespacing=1.5)
     top = height - 1.1
     for cells, columns, title in blocks:
         h = row_in * (len(cells) + 1)
@@ -432,7 +454,9 @@ def write_report(runs, rows, out_dir, inputs):
                "![efficiency](efficiency.png)", "", "![throughput](throughput.png)", "",
                "Communication share: the slowest rank's time inside collectives over the step "
                "time. On one machine the collectives are memory copies between processes; a "
-               "network is slower still.", "", "![communication share](comm_share.png)", "",
+               "network is slower still. In oversubscribed runs it also holds the time a rank "
+               "waits in a collective for a peer that is off its core.", "",
+               "![communication share](comm_share.png)", "",
                "Bytes: what each rank's collectives moved per step (the counters' logical N in "
                "bytes). " + ("The cost model's prediction is plotted against it." if has_model else
                              "The inputs carry no cost-model values (`model_bytes_per_rank` is "
