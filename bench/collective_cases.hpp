@@ -17,7 +17,7 @@ namespace tplab::bench {
 /// One collective, described for the harness. n is the logical size in elements (the full
 /// result, as nccl-tests counts it), p the number of ranks, r this rank.
 struct CollectiveCase {
-  Collective collective = Collective::all_reduce;
+  Collective collective = Collective::all_reduce;  ///< which one
   /// Elements of this rank's input buffer.
   std::int64_t (*input_count)(std::int64_t n, int p);
   /// Elements of its output buffer; 0 when the collective works in place on the input (the

@@ -113,6 +113,17 @@ void gemm(const MA& a, Transpose ta, const MB& b, Transpose tb, MC&& c, double a
   if (at && bt) accumulate(a.transpose(), b.transpose());
 }
 
+/// The sum of each column of a row-major array (or expression), accumulated row by row. Each
+/// row is contiguous, so this streams the memory once with full-width vector adds; Eigen's
+/// colwise().sum() on row-major storage walks it column by column instead, about 10x slower at
+/// [1024, 1024] (bias and LayerNorm gradients).
+template <typename T, typename RowMajorArray>
+Eigen::Array<T, Eigen::Dynamic, 1> column_sums(const RowMajorArray& x) {
+  Eigen::Array<T, 1, Eigen::Dynamic> sum = Eigen::Array<T, 1, Eigen::Dynamic>::Zero(x.cols());
+  for (Eigen::Index r = 0; r < x.rows(); ++r) sum += x.row(r);
+  return sum.transpose();
+}
+
 /// The extents of op(A) [m, k] and op(B) [k, n] -> C [m, n], checked.
 struct GemmExtents {
   std::int64_t m, n, k;
@@ -255,7 +266,7 @@ void CpuDevice::column_sum(const Tensor& x, Tensor& out, double beta) {
   require(out.numel() == x.cols() && out.dtype() == x.dtype(), "column_sum",
           fmt::format("{} sums for columns of {}", out.numel(), to_string(x.extents())));
   dispatch(x.dtype(), [&]<typename T>() {
-    auto sums = rows<T>(x).colwise().sum().transpose();
+    const auto sums = column_sums<T>(rows<T>(x));
     if (beta == 0.0) {
       flat<T>(out) = sums;
     } else {
@@ -446,8 +457,8 @@ void CpuDevice::layernorm_backward_params(const Tensor& dy, const Tensor& xhat, 
   require(dgamma.numel() == dy.cols() && dbeta.numel() == dy.cols(), "layernorm_backward_params",
           "one gradient per column");
   dispatch(dy.dtype(), [&]<typename T>() {
-    flat<T>(dgamma) = (rows<T>(dy) * rows<T>(xhat)).colwise().sum().transpose();
-    flat<T>(dbeta) = rows<T>(dy).colwise().sum().transpose();
+    flat<T>(dgamma) = column_sums<T>(rows<T>(dy) * rows<T>(xhat));
+    flat<T>(dbeta) = column_sums<T>(rows<T>(dy));
   });
 }
 
