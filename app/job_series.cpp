@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -13,30 +14,37 @@ namespace tplab::app {
 SeriesResult run_series(
     const std::vector<Job>& jobs,
     const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
-    int timeout_seconds) {
+    int timeout_seconds, const std::string& key) {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("tplab-jobs-{}", getpid());
   std::filesystem::create_directories(dir);
   SeriesResult result;
+  const auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
-    const auto json = dir / fmt::format("{}-{}.json", job.scheme, job.np);
+    const auto json = dir / fmt::format("job-{}.json", i);
     const std::vector<std::string> args = arguments(job, json.string());
-    fmt::print("\n[{}/{}] mpiexec -n {} tplab {} --scheme {} ...\n", i + 1, jobs.size(), job.np,
-               args.front(), job.scheme);
+    std::string command;  // the subcommand words, without the options
+    for (const auto& a : args) {
+      if (a.starts_with("-")) break;
+      command += " " + a;
+    }
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    fmt::print("\n[{}/{}, {:.0f} s] mpiexec -n {} tplab{}: {}\n", i + 1, jobs.size(),
+               elapsed.count(), job.np, command, job.label);
     std::fflush(stdout);
     const int code = run_under_mpiexec(job.np, args, timeout_seconds);
     result.usage_error = result.usage_error || code == kExitUsage;
     bool wrote = false;
     if (std::ifstream in(json); in && code != kTimedOut) {
       nlohmann::json written = nlohmann::json::parse(in);
-      for (auto& r : written["runs"]) result.runs.push_back(std::move(r));
+      for (auto& r : written[key]) result.runs.push_back(std::move(r));
       wrote = true;
     }
     if (code == kTimedOut) {
       result.failures.push_back(
-          fmt::format("{} np={}: timed out after {} s", job.scheme, job.np, timeout_seconds));
+          fmt::format("{} np={}: timed out after {} s", job.label, job.np, timeout_seconds));
     } else if (code != 0 && (code != kExitFailed || !wrote)) {
-      result.failures.push_back(fmt::format("{} np={}: exited {}", job.scheme, job.np, code));
+      result.failures.push_back(fmt::format("{} np={}: exited {}", job.label, job.np, code));
       if (!wrote && code != kExitUsage) {
         fmt::print(stderr,
                    "tplab: mpiexec -n {} ended with {} before tplab wrote a result. If mpiexec "

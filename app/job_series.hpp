@@ -9,25 +9,26 @@
 
 namespace tplab::app {
 
-/// One job: a scheme at a world size.
+/// One job: what it runs (a scheme, "1d strong", "comm": for progress and messages) at a world
+/// size.
 struct Job {
-  std::string scheme;
+  std::string label;
   int np = 1;
 };
 
 /// What a series of jobs produced.
 struct SeriesResult {
-  nlohmann::json runs = nlohmann::json::array();  ///< every job's "runs", in order
+  nlohmann::json runs = nlohmann::json::array();  ///< every job's records under `key`, in order
   std::vector<std::string> failures;  ///< jobs that crashed, timed out or wrote no result
   bool usage_error = false;           ///< some job refused its input (exit 2)
 };
 
 /// Runs `mpiexec -n job.np tplab <arguments(job, json_path)>` for each job in turn, showing
-/// progress, each under `timeout_seconds`, and gathers the "runs" array each job writes to
-/// json_path. A job that exits 1 (a check failed) still contributes its runs.
+/// progress, each under `timeout_seconds`, and gathers the array under `key` ("runs", "rows")
+/// that each job writes to json_path. A job that exits 1 (a check failed) still contributes.
 SeriesResult run_series(
     const std::vector<Job>& jobs,
     const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
-    int timeout_seconds);
+    int timeout_seconds, const std::string& key = "runs");
 
 }  // namespace tplab::app

@@ -115,7 +115,7 @@ int run_comparison(const ModelOptions& o) {
       [&](const Job& job, const std::string& json) {
         return std::vector<std::string>{
             "bench",     "step",
-            "--scheme",  job.scheme,
+            "--scheme",  job.label,
             "--np",      std::to_string(job.np),
             "--dtype",   "f32",
             "--shape",   fmt::format("{},{},{},{}", shape.b, shape.s, shape.h, shape.heads),
@@ -139,9 +139,9 @@ int run_comparison(const ModelOptions& o) {
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const model::Projection& p = predictions[i];
     const auto& run = series.runs[i];
-    const double step = run["step_s"]["median"].get<double>();
-    const double comm = run["comm_s"]["median"].get<double>();
-    const double least = run["comm_least_s"]["median"].get<double>();
+    const double step = run["step_ms"].get<double>() / 1e3;
+    const double comm = run["comm_ms"].get<double>() / 1e3;
+    const double least = run["comm_least_ms"].get<double>() / 1e3;
     const double other = step - comm;  // outside collectives: compute and the rest
     const auto error = [](double model, double measured) {
       return measured > 0 ? fmt::format("{:+.0f}%", (model - measured) / measured * 100)

@@ -140,7 +140,7 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
                                          const std::string& json) {
   std::vector<std::string> args = {"verify",
                                    "--scheme",
-                                   job.scheme,
+                                   job.label,
                                    "--np",
                                    std::to_string(job.np),
                                    "--dtype",

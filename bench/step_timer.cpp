@@ -8,6 +8,7 @@
 #include "harness.hpp"
 #include "flops.hpp"
 #include "problem.hpp"
+#include "process_resources.hpp"
 #include "reference_bridge.hpp"
 
 namespace tplab::bench {
@@ -26,6 +27,40 @@ double max_over_ranks(Comm& world, double value) {
   t.data_as<double>()[0] = value;
   world.all_reduce(t, ReduceOp::max);
   return t.data_as<double>()[0];
+}
+
+/// One rank's shards of the parameters, the input and the output gradient.
+struct Shards {
+  TensorMap parameters;
+  Tensor x, dy;
+};
+
+/// Cuts this rank's shards out of the global inputs, which every rank draws whole (f64) and
+/// which are freed on return, so that they do not count in the memory of a step.
+Shards make_shards(const Scheme& scheme, Comm& world, Device& device, const StepConfig& config) {
+  const verify::HostArrays inputs =
+      verify::make_inputs(config.shape, config.seed, Workload::block, verify::Values::real);
+  const auto placements = scheme.placements(world.size(), config.shape, Workload::block);
+  const int rank = world.rank();
+  Shards s;
+  for (const auto& [name, array] : inputs) {
+    if (is_parameter(name)) {
+      s.parameters.emplace(
+          name, verify::upload_shard(device, array, find_placement(placements, name), rank, config.dtype));
+    }
+  }
+  s.x = verify::upload_shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
+  s.dy = verify::upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
+  return s;
+}
+
+/// Bytes that crossed this rank's links in the counted collectives (bus elements x size).
+double bus_bytes_of(const CommCounters& counters) {
+  double bytes = 0;
+  for (const CollectiveCount& c : counters.snapshot()) {
+    if (c.elements > 0) bytes += c.bus_elements * static_cast<double>(c.bytes) / c.elements;
+  }
+  return bytes;
 }
 
 template <typename T>
@@ -59,35 +94,31 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   }
   const auto scheme = make_scheme(config.scheme, config.options);
   scheme->validate(world.size(), config.shape);
-  const verify::HostArrays inputs =
-      verify::make_inputs(config.shape, config.seed, Workload::block, verify::Values::real);
-  const auto placements = scheme->placements(world.size(), config.shape, Workload::block);
-  const int rank = world.rank();
-  TensorMap parameters;
-  for (const auto& [name, array] : inputs) {
-    if (is_parameter(name)) {
-      parameters.emplace(name, verify::upload_shard(device, array, find_placement(placements, name),
-                                                    rank, config.dtype));
-    }
-  }
-  const Tensor x = verify::upload_shard(device, inputs.at("x"), find_placement(placements, "x"),
-                                        rank, config.dtype);
-  const Tensor dy = verify::upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"),
-                                         rank, config.dtype);
-  auto module = scheme->make_module(world, device, config.shape, Workload::block, parameters);
+  const Shards shards = make_shards(*scheme, world, device, config);
+  auto module =
+      scheme->make_module(world, device, config.shape, Workload::block, shards.parameters);
+  // From here on the rank holds only what a training step needs: measure its memory from now.
+  const bool reset = reset_peak_resident();
 
   std::vector<double> steps, comms, comms_least;
   std::int64_t bytes = 0;
+  double bus_bytes = 0;
+  double wall_seconds = 0, cpu_seconds = 0;
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
     world.barrier();
     world.counters().reset();
+    const double cpu_start = process_cpu_seconds();
     const auto start = Clock::now();
-    module->forward(x);
-    module->backward(dy);
+    module->forward(shards.x);
+    module->backward(shards.dy);
     const double step = seconds_since(start);
+    const double cpu = process_cpu_seconds() - cpu_start;
     const double comm = world.counters().total_seconds();
     bytes = world.counters().total_bytes();
+    bus_bytes = bus_bytes_of(world.counters());
     if (i < config.warmup) continue;
+    wall_seconds += step;
+    cpu_seconds += cpu;
     steps.push_back(max_over_ranks(world, step));
     comms.push_back(max_over_ranks(world, comm));
     comms_least.push_back(-max_over_ranks(world, -comm));
@@ -95,14 +126,20 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   StepTiming t;
   t.config = config;
   t.world_size = world.size();
+  t.grid = scheme->describe_grid(world.size(), config.shape);
   t.step_seconds = spread_of(steps);
   t.comm_seconds = spread_of(comms);
   t.comm_seconds_least = spread_of(comms_least);
   t.comm_share = t.comm_seconds.median / t.step_seconds.median;
-  t.bytes_per_rank = bytes;
+  t.bytes_per_rank = static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(bytes)));
+  t.bus_bytes_per_rank = max_over_ranks(world, bus_bytes);
   t.flops = model::block_step_flops(config.shape);
   t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
   t.tokens_per_second = static_cast<double>(config.shape.tokens()) / t.step_seconds.median;
+  t.peak_memory_bytes =
+      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak_resident_bytes())));
+  t.peak_memory_from_start = max_over_ranks(world, reset ? 0.0 : 1.0) > 0;
+  t.cpu_share = -max_over_ranks(world, -cpu_seconds / wall_seconds);  // the smallest share
   return t;
 }
 

@@ -31,10 +31,12 @@ struct Spread {
 Spread spread_of(std::vector<double> samples);
 
 /// The timing of one configuration, the same on every rank. A step's time is the slowest
-/// rank's; its communication time is the slowest rank's time inside collectives.
+/// rank's; its communication time is the slowest rank's time inside collectives; bytes and
+/// memory are the largest of any rank.
 struct StepTiming {
   StepConfig config;
   int world_size = 0;
+  std::string grid;  ///< "t=2", "q=2 d=2", ...
   Spread step_seconds;
   Spread comm_seconds;
   /// The least time any rank spent inside collectives. A rank that reaches a collective last
@@ -42,10 +44,21 @@ struct StepTiming {
   /// comm_seconds, and comes nearer the transfers alone.
   Spread comm_seconds_least;
   double comm_share = 0;            ///< median comm time / median step time
-  std::int64_t bytes_per_rank = 0;  ///< logical bytes of this rank's collectives per step
+  std::int64_t bytes_per_rank = 0;  ///< logical bytes (N, as nccl-tests) of a rank's collectives
+  double bus_bytes_per_rank = 0;    ///< the same times each collective's bus factor: what
+                                    ///< crosses a rank's link in ring algorithms
   double flops = 0;                 ///< of the whole step, all ranks (model::block_step_flops)
   double gflops_per_second = 0;     ///< flops / median step time
   double tokens_per_second = 0;
+  /// Peak resident memory of a rank while stepping (VmHWM, reset once the rank holds its
+  /// shards and has freed the global inputs), or from the start of the process when the kernel
+  /// refused the reset (peak_memory_from_start).
+  std::int64_t peak_memory_bytes = 0;
+  bool peak_memory_from_start = false;
+  /// The smallest share of a core any rank got during the timed steps (CPU time over wall
+  /// time). About 1 on a quiet machine; cores/ranks when oversubscribed; lower when other
+  /// processes were running, and then the times are not the scheme's.
+  double cpu_share = 0;
 };
 
 /// Runs warm-up steps, then `repeats` timed steps. Collective over `world`.

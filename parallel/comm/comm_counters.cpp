@@ -1,13 +1,20 @@
 #include "comm/comm_counters.hpp"
 
+#include <string_view>
+
 namespace tplab {
 
 void CommCounters::record(Collective collective, const std::string& group, int group_size,
                           std::int64_t elements, std::int64_t bytes, double seconds) {
-  CollectiveCount& c = counts_[{group, collective}];
-  c.collective = collective;
-  c.group = group;
-  c.group_size = group_size;
+  auto it = counts_.find(std::tuple<std::string_view, Collective>{group, collective});
+  if (it == counts_.end()) {
+    CollectiveCount first;
+    first.collective = collective;
+    first.group = group;
+    first.group_size = group_size;
+    it = counts_.emplace(std::tuple{group, collective}, std::move(first)).first;
+  }
+  CollectiveCount& c = it->second;
   c.calls += 1;
   c.elements += elements;
   c.bytes += bytes;

@@ -37,7 +37,9 @@ class CommCounters {
   void reset() { counts_.clear(); }
 
  private:
-  std::map<std::tuple<std::string, Collective>, CollectiveCount> counts_;
+  // std::less<> finds an entry by (string_view, Collective) without copying the group's name
+  // on every call.
+  std::map<std::tuple<std::string, Collective>, CollectiveCount, std::less<>> counts_;
 };
 
 }  // namespace tplab

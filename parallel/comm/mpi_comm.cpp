@@ -24,8 +24,11 @@ MPI_Datatype mpi_type(const Tensor& t) {
 }
 
 int count_of(const Tensor& t) {
-  check(t.numel() <= std::numeric_limits<int>::max(),
+  // The message is formatted only on failure: this runs on every collective, small ones too.
+  if (t.numel() > std::numeric_limits<int>::max()) {
+    throw InternalError(
         fmt::format("tensor {} is too large for one MPI call", to_string(t.extents())));
+  }
   return static_cast<int>(t.numel());
 }
 

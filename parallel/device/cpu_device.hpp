@@ -1,5 +1,7 @@
 /// @file
-/// CpuDevice: the Device interface on the host with Eigen, one thread per rank.
+/// CpuDevice: the Device interface on the host with Eigen (and, where they were found at
+/// configure time, oneDNN's sgemm for f32 and OpenBLAS's dgemm for f64 matmuls), one thread
+/// per rank.
 #pragma once
 
 #include "device/device.hpp"
@@ -7,8 +9,9 @@
 namespace tplab {
 
 /// Host implementation of Device with Eigen maps over the tensors' memory (no copies in the
-/// hot paths). f64 and f32; bf16 belongs to the GPU. Eigen runs single-threaded here: the
-/// parallelism of a run is its MPI ranks.
+/// hot paths). f64 and f32; bf16 belongs to the GPU. f32 matmuls go to oneDNN's sgemm and f64
+/// matmuls to OpenBLAS's dgemm when the build found them (TPLAB_ONEDNN, TPLAB_OPENBLAS). All
+/// run single-threaded here: the parallelism of a run is its MPI ranks.
 class CpuDevice final : public Device {
  public:
   DeviceKind kind() const override { return DeviceKind::cpu; }

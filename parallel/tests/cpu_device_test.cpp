@@ -61,6 +61,16 @@ TEST_P(CpuDeviceTest, MatmulEveryTransposeWithAlphaBeta) {
   }
 }
 
+TEST_P(CpuDeviceTest, MatmulWithBetaZeroIgnoresWhatTheOutputHeld) {
+  // Devices hand out uninitialised memory: with beta = 0 a NaN left in C must not leak through.
+  const Tensor a = make({33, 17}, 1);
+  const Tensor b = make({17, 9}, 2);
+  Tensor c = dev.empty({33, 9}, GetParam());
+  dev.fill(c, std::nan(""));
+  dev.matmul(a, Transpose::no, b, Transpose::no, c);
+  EXPECT_EQ(dev.first_nonfinite(c), -1);
+}
+
 TEST_P(CpuDeviceTest, MatmulRefusesMismatchedShapes) {
   const Tensor a = make({2, 3}, 1);
   const Tensor b = make({4, 2}, 2);

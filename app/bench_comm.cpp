@@ -1,0 +1,238 @@
+// `tplab bench comm`: the collective micro-benchmark (nccl-tests' table) for MpiComm.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+
+#include "bench_commands.hpp"
+#include "collective_bench.hpp"
+#include "comm/mpi_comm.hpp"
+#include "core/error.hpp"
+#include "device/cpu_device.hpp"
+#include "job_series.hpp"
+#include "mpi_launch.hpp"
+#include "process_resources.hpp"
+
+namespace tplab::app {
+namespace {
+
+struct CommOptions {
+  std::vector<std::string> collectives = bench::CollectiveBenchConfig{}.collectives;
+  std::vector<int> np = {2};
+  std::int64_t min_bytes = 8;
+  std::int64_t max_bytes = std::int64_t{256} << 20;
+  std::string dtype = "f32";
+  int warmup = 2;
+  std::string json;
+  int timeout = 900;
+};
+
+// Messages of at least this size are the ones the overhead goal speaks of.
+constexpr std::int64_t kLargeMessage = std::int64_t{1} << 20;
+
+bench::CollectiveBenchConfig config_of(const CommOptions& o) {
+  bench::CollectiveBenchConfig c;
+  c.collectives = o.collectives;
+  c.min_bytes = o.min_bytes;
+  c.max_bytes = o.max_bytes;
+  c.dtype = parse_dtype(o.dtype);
+  c.warmup = o.warmup;
+  return c;
+}
+
+/// Refuses bad input before anything is launched, with the same messages the ranks would give.
+void validate(const CommOptions& o) {
+  const auto c = config_of(o);
+  if (c.dtype != DType::f32 && c.dtype != DType::f64) {
+    throw UsageError(fmt::format("--dtype {}: bench comm moves f32 or f64", o.dtype));
+  }
+  for (const auto& name : c.collectives) bench::find_collective_case(name);
+  bench::message_sizes(c.min_bytes, c.max_bytes, c.dtype);
+  for (int np : o.np) {
+    if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
+  }
+  if (o.warmup < 0) throw UsageError("--warmup must be at least 0");
+}
+
+nlohmann::json to_json(const bench::CollectiveRow& r) {
+  return {{"collective", collective_name(r.collective)},
+          {"bytes", r.bytes},
+          {"count", r.count},
+          {"dtype", dtype_name(r.dtype)},
+          {"ranks", r.ranks},
+          {"time_us", r.seconds.median * 1e6},
+          {"time_us_min", r.seconds.min * 1e6},
+          {"time_us_max", r.seconds.max * 1e6},
+          {"algbw", r.algbw},
+          {"busbw", r.busbw},
+          {"wrong", r.wrong},
+          {"raw_time_us", r.raw_seconds.median * 1e6},
+          {"raw_time_us_min", r.raw_seconds.min * 1e6},
+          {"raw_time_us_max", r.raw_seconds.max * 1e6},
+          {"overhead", r.overhead},
+          {"samples", r.samples},
+          {"calls_per_sample", r.calls_per_sample},
+          {"oversubscribed", bench::oversubscribed(r.ranks)}};
+}
+
+std::string_view mpi_function(Collective c) {
+  switch (c) {
+    case Collective::all_reduce:
+      return "MPI_Allreduce";
+    case Collective::all_gather:
+      return "MPI_Allgather";
+    case Collective::reduce_scatter:
+      return "MPI_Reduce_scatter_block";
+    case Collective::broadcast:
+      return "MPI_Bcast";
+    case Collective::reduce:
+      return "MPI_Reduce";
+  }
+  return "?";
+}
+
+void print_header(const bench::CollectiveRow& r) {
+  fmt::print("\n# {} on {} ranks, {}: tplab's Comm against {} on the same buffers{}\n",
+             collective_name(r.collective), r.ranks, dtype_name(r.dtype),
+             mpi_function(r.collective),
+             bench::oversubscribed(r.ranks) ? fmt::format(" (OVERSUBSCRIBED: {} ranks on {} cores)",
+                                                          r.ranks, bench::available_cores())
+                                            : "");
+  fmt::print("# {:>10} {:>10} {:>5} {:>10} {:>12} {:>12} {:>7} {:>10} {:>9}\n", "size(B)", "count",
+             "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "raw(us)", "overhead");
+}
+
+void print_row(const bench::CollectiveRow& r) {
+  fmt::print("  {:>10} {:>10} {:>5} {:>10.2f} {:>12.3f} {:>12.3f} {:>7} {:>10.2f} {:>+8.1f}%\n",
+             r.bytes, r.count, dtype_name(r.dtype), r.seconds.median * 1e6, r.algbw, r.busbw,
+             r.wrong, r.raw_seconds.median * 1e6, r.overhead * 100);
+  std::fflush(stdout);
+}
+
+int comm_in_world(const CommOptions& o) {
+  MpiSession session;
+  CpuDevice device;
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  const bool printer = world->rank() == 0;
+  try {
+    validate(o);
+    if (o.np.size() != 1 || o.np[0] != world->size()) {
+      throw UsageError(
+          fmt::format("--np {} but mpiexec started {} ranks", fmt::join(o.np, ","), world->size()));
+    }
+    Collective current = Collective::all_reduce;
+    bool first = true;
+    const auto rows = bench::run_collective_bench(*world, device, config_of(o),
+                                                  [&](const bench::CollectiveRow& r) {
+                                                    if (!printer) return;
+                                                    if (first || r.collective != current)
+                                                      print_header(r);
+                                                    first = false;
+                                                    current = r.collective;
+                                                    print_row(r);
+                                                  });
+    std::int64_t wrong = 0;
+    nlohmann::json json_rows = nlohmann::json::array();
+    for (const auto& r : rows) {
+      wrong += r.wrong;
+      json_rows.push_back(to_json(r));
+    }
+    if (printer && !o.json.empty()) {
+      std::ofstream(o.json) << nlohmann::json{{"rows", json_rows}}.dump(2) << "\n";
+    }
+    return wrong == 0 ? 0 : kExitFailed;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", world->rank(), world->size(), e.what());
+    return kExitUsage;
+  }
+}
+
+/// After every world size: the overhead against raw MPI on large messages, and the checks.
+void print_summary(const nlohmann::json& rows) {
+  fmt::print("\n{:=<78}\nsummary: tplab's Comm against raw MPI on messages of 1 MiB and more\n",
+             "");
+  fmt::print("  {:<15} {:>5} {:>6} {:>16} {:>16} {:>8}\n", "collective", "ranks", "sizes",
+             "median overhead", "worst overhead", "#wrong");
+  std::map<std::pair<int, std::string>, std::vector<double>> overheads;
+  std::map<std::pair<int, std::string>, std::int64_t> wrong;
+  for (const auto& r : rows) {
+    const auto key = std::pair{r["ranks"].get<int>(), r["collective"].get<std::string>()};
+    wrong[key] += r["wrong"].get<std::int64_t>();
+    if (r["bytes"].get<std::int64_t>() >= kLargeMessage) {
+      overheads[key].push_back(r["overhead"].get<double>());
+    }
+  }
+  for (const auto& [key, total] : wrong) {
+    const auto& o = overheads[key];
+    const std::string note = bench::oversubscribed(key.first) ? "  oversubscribed" : "";
+    if (o.empty()) {
+      fmt::print("  {:<15} {:>5} {:>6} {:>16} {:>16} {:>8}{}\n", key.second, key.first, 0, "-", "-",
+                 total, note);
+      continue;
+    }
+    const bench::Spread s = bench::spread_of(o);
+    fmt::print("  {:<15} {:>5} {:>6} {:>+15.1f}% {:>+15.1f}% {:>8}{}\n", key.second, key.first,
+               o.size(), s.median * 100, s.max * 100, total, note);
+  }
+}
+
+int drive_comm(const CommOptions& o) {
+  validate(o);
+  std::vector<Job> jobs;
+  for (int np : o.np) jobs.push_back({"collectives", np});
+  const SeriesResult series = run_series(
+      jobs,
+      [&](const Job& job, const std::string& json) {
+        return std::vector<std::string>{
+            "bench",        "comm",
+            "--collective", fmt::format("{}", fmt::join(o.collectives, ",")),
+            "--np",         std::to_string(job.np),
+            "--min-bytes",  std::to_string(o.min_bytes),
+            "--max-bytes",  std::to_string(o.max_bytes),
+            "--dtype",      o.dtype,
+            "--warmup",     std::to_string(o.warmup),
+            "--json",       json};
+      },
+      o.timeout, "rows");
+  for (const auto& f : series.failures) fmt::print("{}\n", f);
+  if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
+  print_summary(series.runs);
+  if (!o.json.empty()) {
+    std::ofstream(o.json) << nlohmann::json{{"rows", series.runs}}.dump(2) << "\n";
+  }
+  bool exact = true;
+  for (const auto& r : series.runs) exact = exact && r["wrong"].get<std::int64_t>() == 0;
+  if (!exact) fmt::print("\nFAILED: some results differ from the exact sums (#wrong)\n");
+  return series.failures.empty() && exact ? 0 : kExitFailed;
+}
+
+}  // namespace
+
+void add_bench_comm_command(CLI::App& bench, int& exit_code) {
+  auto o = std::make_shared<CommOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "comm",
+      "Collective micro-benchmark in nccl-tests' form: time, algbw, busbw and an exact check "
+      "per collective and message size, with the same MPI call timed on the same buffers");
+  cmd->add_option("--collective", o->collectives,
+                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--np", o->np, "world sizes")->delimiter(',')->capture_default_str();
+  cmd->add_option("--min-bytes", o->min_bytes, "smallest message (8, 1K, 4MiB ...)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  cmd->add_option("--max-bytes", o->max_bytes, "largest message; sizes double from the smallest")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "f32 or f64")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed samples of each path first")
+      ->capture_default_str();
+  cmd->add_option("--json", o->json, "write the rows as JSON");
+  cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
+      ->capture_default_str();
+  cmd->callback(
+      [o, &exit_code] { exit_code = launched_by_mpi() ? comm_in_world(*o) : drive_comm(*o); });
+}
+
+}  // namespace tplab::app

@@ -1,0 +1,400 @@
+// `tplab bench scaling` and `tplab bench step`: the block's forward+backward step timed for
+// each scheme and world size, in strong and weak scaling, with communication and memory.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <map>
+
+#include "rank_cost.hpp"
+#include "bench_commands.hpp"
+#include "comm/mpi_comm.hpp"
+#include "core/error.hpp"
+#include "device/cpu_device.hpp"
+#include "job_series.hpp"
+#include "mpi_launch.hpp"
+#include "process_resources.hpp"
+#include "step_timer.hpp"
+
+namespace tplab::app {
+namespace {
+
+struct ScalingOptions {
+  std::vector<std::string> schemes;
+  std::vector<int> np;
+  std::string mode;
+  std::string shape;
+  std::string dtype = "f32";
+  int warmup = 1;
+  int repeats = 5;
+  int depth = 0;
+  bool regather = false;
+  bool reference = false;
+  std::string json;
+  int timeout = 600;
+};
+
+/// The global shape of a run. Strong scaling keeps the shape; weak scaling keeps each rank's
+/// work: the batch grows with the ranks (b x p), and since every term of the step's FLOPs
+/// (24 b s h^2 + 4 b s^2 h, times 3) is linear in b, each rank does as much as one rank did.
+BlockShape shape_for(const BlockShape& base, const std::string& mode, int np) {
+  BlockShape s = base;
+  if (mode == "weak") s.b *= np;
+  return s;
+}
+
+std::vector<std::string> modes_of(const std::string& mode) {
+  if (mode == "both") return {"strong", "weak"};
+  return {mode};
+}
+
+// ---- inside mpiexec: time one configuration on this world ------------------------------------
+
+/// A rank of a run that was not oversubscribed got less than this share of a core: another
+/// process was running, and the times are not the scheme's alone.
+constexpr double kContendedShare = 0.9;
+
+bool contended(const bench::StepTiming& t) {
+  return !bench::oversubscribed(t.world_size) && t.cpu_share < kContendedShare;
+}
+
+/// The cost model's logical bytes of one rank's collectives in one step (forward + backward).
+double model_bytes_per_rank(const bench::StepTiming& t) {
+  const model::RankCost cost = model::rank_cost(t.config.scheme, t.config.options, t.world_size,
+                                                t.config.shape, Workload::block);
+  return static_cast<double>(cost.comm.total().total_elements()) *
+         static_cast<double>(dtype_size(t.config.dtype));
+}
+
+nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
+                       const std::optional<bench::Spread>& reference) {
+  const BlockShape& s = t.config.shape;
+  nlohmann::json j = {
+      {"scheme", t.config.scheme},
+      {"np", t.world_size},
+      {"mode", mode},
+      {"grid", t.grid},
+      {"dtype", dtype_name(t.config.dtype)},
+      {"shape", {{"b", s.b}, {"s", s.s}, {"h", s.h}, {"heads", s.heads}}},
+      {"warmup", t.config.warmup},
+      {"repeats", t.config.repeats},
+      {"step_ms", t.step_seconds.median * 1e3},
+      {"step_ms_min", t.step_seconds.min * 1e3},
+      {"step_ms_max", t.step_seconds.max * 1e3},
+      {"comm_ms", t.comm_seconds.median * 1e3},
+      {"comm_ms_min", t.comm_seconds.min * 1e3},
+      {"comm_ms_max", t.comm_seconds.max * 1e3},
+      {"comm_least_ms", t.comm_seconds_least.median * 1e3},
+      {"comm_share", t.comm_share},
+      {"bytes_per_rank", t.bytes_per_rank},
+      {"bus_bytes_per_rank", t.bus_bytes_per_rank},
+      {"model_bytes_per_rank", model_bytes_per_rank(t)},
+      {"flops", t.flops},
+      {"gflops_per_s", t.gflops_per_second},
+      {"tokens_per_s", t.tokens_per_second},
+      {"peak_mem_bytes", t.peak_memory_bytes},
+      {"peak_mem_source", t.peak_memory_from_start ? "VmHWM since the process started"
+                                                   : "VmHWM while stepping (reset after setup)"},
+      {"cpu_share", t.cpu_share},
+      {"contended", contended(t)},
+      {"cores", bench::available_cores()},
+      {"oversubscribed", bench::oversubscribed(t.world_size)}};
+  if (reference) {
+    j["reference_step_ms"] = reference->median * 1e3;
+    j["reference_step_ms_min"] = reference->min * 1e3;
+    j["reference_step_ms_max"] = reference->max * 1e3;
+  }
+  return j;
+}
+
+bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
+                            const BlockShape& shape) {
+  bench::StepConfig c;
+  c.scheme = scheme;
+  c.options.depth = o.depth;
+  c.options.regather = o.regather;
+  c.shape = shape;
+  c.dtype = parse_dtype(o.dtype);
+  c.warmup = o.warmup;
+  c.repeats = o.repeats;
+  return c;
+}
+
+int scaling_in_world(const ScalingOptions& o) {
+  MpiSession session;
+  CpuDevice device;
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  try {
+    if (o.schemes.size() != 1 || o.np.size() != 1 || o.np[0] != world->size() || o.mode == "both") {
+      throw UsageError(fmt::format(
+          "under mpiexec, give one --scheme, one --mode and --np {} (the ranks started)",
+          world->size()));
+    }
+    const bench::StepConfig config = config_of(o, o.schemes[0], parse_block_shape(o.shape));
+    const bench::StepTiming t = bench::time_step(*world, device, config);
+    std::optional<bench::Spread> reference;
+    if (o.reference && world->rank() == 0) reference = bench::time_reference_step(config);
+    if (world->rank() == 0) {
+      fmt::print(
+          "{} {} np={} {} {}: step {:.1f} ms (min {:.1f}, max {:.1f}), in collectives "
+          "{:.1f} ms ({:.0f}%), {:.1f} GFLOP/s{}\n",
+          config.scheme, o.mode, t.world_size, dtype_name(config.dtype), to_string(config.shape),
+          t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
+          t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second,
+          bench::oversubscribed(t.world_size) ? " (oversubscribed)" : "");
+      if (reference) {
+        fmt::print("reference (one process, Eigen, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
+                   dtype_name(config.dtype), reference->median * 1e3, reference->min * 1e3,
+                   reference->max * 1e3);
+      }
+      if (!o.json.empty()) {
+        std::ofstream(o.json) << nlohmann::json{{"runs", {to_json(t, o.mode, reference)}}}.dump(2)
+                              << "\n";
+      }
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", world->rank(), world->size(), e.what());
+    return kExitUsage;
+  }
+}
+
+// ---- outside mpiexec: one job per scheme, mode and world size; then efficiency --------------
+
+/// One planned job.
+struct Planned {
+  std::string scheme, mode;
+  int np = 1;
+  BlockShape shape;
+};
+
+std::vector<std::string> chosen_schemes(const ScalingOptions& o) {
+  if (o.schemes.empty() || (o.schemes.size() == 1 && o.schemes[0] == "all")) return scheme_names();
+  for (const auto& s : o.schemes) make_scheme(s);  // unknown names fail here, naming the known
+  return o.schemes;
+}
+
+/// Every (scheme, mode, np) the scheme can run; the others are listed with the reason.
+std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& skipped) {
+  const BlockShape base = parse_block_shape(o.shape);
+  parse_dtype(o.dtype);
+  if (o.warmup < 0 || o.repeats < 1) {
+    throw UsageError("--repeats must be at least 1 and --warmup at least 0");
+  }
+  for (int np : o.np) {
+    if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
+  }
+  std::vector<Planned> runs;
+  for (const auto& name : chosen_schemes(o)) {
+    const auto scheme = make_scheme(name, {o.depth, o.regather});
+    for (const auto& mode : modes_of(o.mode)) {
+      for (int np : o.np) {
+        const BlockShape shape = shape_for(base, mode, np);
+        if (const std::string why = scheme->why_not(np, shape); !why.empty()) {
+          skipped.push_back(
+              fmt::format("{} {} np={} ({}): {}", name, mode, np, to_string(shape), why));
+          continue;
+        }
+        runs.push_back({name, mode, np, shape});
+      }
+    }
+  }
+  if (runs.empty()) {
+    throw UsageError(
+        fmt::format("no scheme can run any of these world sizes with this shape:\n  {}",
+                    fmt::join(skipped, "\n  ")));
+  }
+  return runs;
+}
+
+std::string shape_text(const nlohmann::json& s) {
+  return fmt::format("{},{},{},{}", s["b"].get<int>(), s["s"].get<int>(), s["h"].get<int>(),
+                     s["heads"].get<int>());
+}
+
+/// Adds efficiency to every run: against the run of the same scheme and mode with the fewest
+/// ranks, measured in this sweep. Strong: T_base base / (p T_p); weak: T_base / T_p.
+void add_efficiency(nlohmann::json& runs) {
+  std::map<std::pair<std::string, std::string>, const nlohmann::json*> base;
+  for (const auto& r : runs) {
+    const auto key = std::pair{r["scheme"].get<std::string>(), r["mode"].get<std::string>()};
+    if (!base.contains(key) || r["np"].get<int>() < (*base[key])["np"].get<int>()) base[key] = &r;
+  }
+  std::map<std::pair<std::string, std::string>, std::pair<int, double>> baseline;
+  for (const auto& [key, r] : base)
+    baseline[key] = {(*r)["np"].get<int>(), (*r)["step_ms"].get<double>()};
+  for (auto& r : runs) {
+    const auto [np0, t0] = baseline[{r["scheme"].get<std::string>(), r["mode"].get<std::string>()}];
+    const int np = r["np"].get<int>();
+    const double t = r["step_ms"].get<double>();
+    r["baseline_np"] = np0;
+    r["efficiency"] = r["mode"] == "strong" ? t0 * np0 / (t * np) : t0 / t;
+  }
+}
+
+void print_table(const nlohmann::json& runs, bool reference) {
+  fmt::print("\n{:=<134}\n", "");
+  fmt::print(
+      "  {:<6} {:<6} {:>3} {:<8} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>9} {:>5} "
+      "{:>9} {:>5}  {}\n",
+      "scheme", "mode", "np", "grid", "shape b,s,h,n", "step ms", "(min - max)", "comm ms", "comm",
+      "MiB/rank", "GFLOP/s", "tokens/s", "eff", "peak MiB", "cpu", "");
+  bool any_oversubscribed = false, any_contended = false;
+  for (const auto& r : runs) {
+    const bool over = r["oversubscribed"].get<bool>();
+    const bool busy = r["contended"].get<bool>();
+    any_oversubscribed = any_oversubscribed || over;
+    any_contended = any_contended || busy;
+    fmt::print(
+        "  {:<6} {:<6} {:>3} {:<8} {:<16} {:>9.1f} {:>17} {:>8.1f} {:>5.0f}% {:>9.2f} "
+        "{:>8.1f} {:>9.0f} {:>5.2f} {:>9.0f} {:>5.2f}  {}\n",
+        r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["np"].get<int>(),
+        r["grid"].get<std::string>(), shape_text(r["shape"]), r["step_ms"].get<double>(),
+        fmt::format("({:.1f} - {:.1f})", r["step_ms_min"].get<double>(),
+                    r["step_ms_max"].get<double>()),
+        r["comm_ms"].get<double>(), r["comm_share"].get<double>() * 100,
+        r["bytes_per_rank"].get<double>() / 0x1p20, r["gflops_per_s"].get<double>(),
+        r["tokens_per_s"].get<double>(), r["efficiency"].get<double>(),
+        r["peak_mem_bytes"].get<double>() / 0x1p20, r["cpu_share"].get<double>(),
+        over ? "oversubscribed" : (busy ? "contended" : ""));
+  }
+  if (reference) {
+    for (const auto& r : runs) {
+      if (!r.contains("reference_step_ms")) continue;
+      fmt::print("  reference, one process (Eigen, {}, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
+                 r["dtype"].get<std::string>(), shape_text(r["shape"]),
+                 r["reference_step_ms"].get<double>(), r["reference_step_ms_min"].get<double>(),
+                 r["reference_step_ms_max"].get<double>());
+    }
+  }
+  fmt::print(
+      "\n  step: forward + backward, median of the repeats after warm-up, the slowest rank's.\n"
+      "  eff: strong T(base) base / (p T(p)), weak T(base) / T(p), against the same scheme's run\n"
+      "       with the fewest ranks in this sweep. Weak scaling multiplies the batch by p.\n"
+      "  MiB/rank: logical bytes of a rank's collectives per step (the counters' N; bus bytes in\n"
+      "       the JSON). No cost model is built in: model_bytes_per_rank is null in the JSON.\n"
+      "  peak MiB: a rank's peak resident memory while stepping (VmHWM, reset after setup).\n"
+      "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n");
+  if (any_contended) {
+    fmt::print(
+        "  contended: a rank got less than {:.0f}% of a core without oversubscription:\n"
+        "       another process was running. Rerun those on a quiet machine.\n",
+        kContendedShare * 100);
+  }
+  if (any_oversubscribed) {
+    fmt::print(
+        "  oversubscribed: more ranks than this machine's {} cores; they take turns on the\n"
+        "       cores, so those times say more about the machine than about the scheme.\n",
+        bench::available_cores());
+  }
+}
+
+int drive_scaling(const ScalingOptions& o) {
+  std::vector<std::string> skipped;
+  const std::vector<Planned> planned = plan(o, skipped);
+  for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
+  std::map<std::string, Planned> by_label;
+  std::vector<Job> jobs;
+  for (const auto& p : planned) {
+    const std::string label =
+        fmt::format("{} {} scaling, {}", p.scheme, p.mode, to_string(p.shape));
+    by_label[label + std::to_string(p.np)] = p;
+    jobs.push_back({label, p.np});
+  }
+  std::map<std::pair<std::string, std::string>, bool> referenced;
+  const SeriesResult series = run_series(
+      jobs,
+      [&](const Job& job, const std::string& json) {
+        const Planned& p = by_label.at(job.label + std::to_string(job.np));
+        const BlockShape& s = p.shape;
+        std::vector<std::string> args = {
+            "bench",     "scaling",
+            "--scheme",  p.scheme,
+            "--np",      std::to_string(p.np),
+            "--mode",    p.mode,
+            "--shape",   fmt::format("{},{},{},{}", s.b, s.s, s.h, s.heads),
+            "--dtype",   o.dtype,
+            "--warmup",  std::to_string(o.warmup),
+            "--repeats", std::to_string(o.repeats),
+            "--depth",   std::to_string(o.depth),
+            "--json",    json};
+        if (o.regather) args.push_back("--regather");
+        // The reference runs once per scheme and mode, beside the run with the fewest ranks.
+        if (o.reference && !referenced[{p.scheme, p.mode}]) {
+          referenced[{p.scheme, p.mode}] = true;
+          args.push_back("--reference");
+        }
+        return args;
+      },
+      o.timeout);
+  for (const auto& f : series.failures) fmt::print("{}\n", f);
+  if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
+  nlohmann::json runs = series.runs;
+  add_efficiency(runs);
+  print_table(runs, o.reference);
+  if (!o.json.empty()) std::ofstream(o.json) << nlohmann::json{{"runs", runs}}.dump(2) << "\n";
+  return series.failures.empty() ? 0 : kExitFailed;
+}
+
+/// The options `scaling` and `step` share.
+void add_options(CLI::App& cmd, ScalingOptions& o) {
+  cmd.add_option("--scheme", o.schemes, "schemes: 1d, 2d, 2.5d, 3d")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd.add_option("--np", o.np, "world sizes")->delimiter(',')->capture_default_str();
+  cmd.add_option("--mode", o.mode,
+                 "strong (fixed global shape), weak (batch grows with the ranks) or both")
+      ->check(CLI::IsMember({"strong", "weak", "both"}))
+      ->capture_default_str();
+  cmd.add_option("--shape", o.shape,
+                 "global shape b,s,h,heads (weak scaling: the shape at one rank)")
+      ->capture_default_str();
+  cmd.add_option("--dtype", o.dtype, "f64 or f32")->capture_default_str();
+  cmd.add_option("--warmup", o.warmup, "untimed steps first")->capture_default_str();
+  cmd.add_option("--repeats", o.repeats, "timed steps")->capture_default_str();
+  cmd.add_option("--depth", o.depth, "2.5D depth d (default: chosen from the world size)");
+  cmd.add_flag("--regather", o.regather, "3D: gather X~ and W~ again in backward");
+  cmd.add_flag("--reference", o.reference,
+               "also time the single-device reference on the first run of each scheme");
+  cmd.add_option("--json", o.json, "write the runs as JSON");
+  cmd.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_bench_scaling_commands(CLI::App& bench, int& exit_code) {
+  auto scaling = std::make_shared<ScalingOptions>();
+  scaling->schemes = scheme_names();
+  scaling->np = {1, 2, 4, 8};
+  scaling->mode = "both";
+  // Small enough that a sweep over every scheme at 1-8 ranks takes minutes on two cores;
+  // every scheme can split it at 1, 2 (1D, 2.5D), 4 (1D, 2D, 2.5D) and 8 ranks (1D, 2.5D, 3D).
+  scaling->shape = "8,128,512,8";
+  CLI::App* cmd = bench.add_subcommand(
+      "scaling",
+      "Strong and weak scaling of every scheme: step time, time in collectives, bytes and "
+      "memory per rank, tokens/s and efficiency at each world size");
+  add_options(*cmd, *scaling);
+  cmd->callback([scaling, &exit_code] {
+    exit_code = launched_by_mpi() ? scaling_in_world(*scaling) : drive_scaling(*scaling);
+  });
+
+  // `step` is the same measurement with the defaults of the performance goal: one scheme, the
+  // block of b=4 s=256 h=1024 heads=16, strong scaling.
+  auto step = std::make_shared<ScalingOptions>();
+  step->schemes = {"1d"};
+  step->np = {1};
+  step->mode = "strong";
+  step->shape = "4,256,1024,16";
+  CLI::App* step_cmd = bench.add_subcommand(
+      "step",
+      "Time one forward+backward step (median of repeats after warm-up) at each world size: "
+      "bench scaling with one scheme, strong scaling and the performance goal's shape");
+  add_options(*step_cmd, *step);
+  step_cmd->callback([step, &exit_code] {
+    exit_code = launched_by_mpi() ? scaling_in_world(*step) : drive_scaling(*step);
+  });
+}
+
+}  // namespace tplab::app

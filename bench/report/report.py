@@ -1,0 +1,510 @@
+"""tplab report: turns the JSON of `tplab bench scaling` and `tplab bench comm` into a Markdown
+report with plots, and a one-page summary table a course can hand out.
+
+usage: python3 bench/report/report.py RESULT.json... -o DIR     (or: ./tplab report ...)
+
+Writes DIR/report.md and, as the inputs allow:
+  efficiency.png   scaling efficiency against ranks, per scheme (strong and weak)
+  throughput.png   tokens/s per rank against ranks, per scheme
+  comm_share.png   share of the step spent inside collectives, per scheme and world size
+  bytes.png        bytes per rank and step, measured (and the cost model's, when present)
+  busbw.png        bus bandwidth against message size, per collective
+  overhead.png     tplab's Comm against the raw MPI call, per collective and size
+  summary.png      the one-page table
+
+Runs with more ranks than the machine's cores are oversubscribed: hollow markers, hatched
+bars and a shaded band in the plots, a mark in every table. Exit codes: 0 written, 2 bad input.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.patches import Patch  # noqa: E402
+
+SCHEME_ORDER = ["1d", "2d", "2.5d", "3d"]
+COLLECTIVE_ORDER = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"]
+OVERSUBSCRIBED = "oversubscribed"
+CONTENDED = "contended"
+
+
+class BadInput(Exception):
+    """Input the report cannot use; the message says what would work."""
+
+
+# ---- reading ----------------------------------------------------------------------------------
+
+def load(paths):
+    """Splits the inputs into scaling runs and collective rows, by their shape."""
+    runs, rows = [], []
+    for path in paths:
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except OSError as e:
+            raise BadInput(f"{path}: cannot read it ({e.strerror})")
+        except json.JSONDecodeError as e:
+            raise BadInput(f"{path}: not JSON ({e})")
+        if isinstance(data, dict) and isinstance(data.get("rows"), list):
+            rows += data["rows"]
+        elif isinstance(data, dict) and isinstance(data.get("runs"), list) and all(
+                "step_ms" in r for r in data["runs"]):
+            runs += data["runs"]
+        else:
+            raise BadInput(f"{path}: neither `tplab bench scaling --json` (runs with step_ms) "
+                           "nor `tplab bench comm --json` (rows) output")
+    if not runs and not rows:
+        raise BadInput("the inputs hold no runs and no rows")
+    return runs, rows
+
+
+def scheme_key(name):
+    return SCHEME_ORDER.index(name) if name in SCHEME_ORDER else len(SCHEME_ORDER)
+
+
+def by_scheme(runs, mode):
+    """{scheme: [runs of this mode sorted by np]} in teaching order."""
+    out = {}
+    for r in sorted(runs, key=lambda r: (scheme_key(r["scheme"]), r["np"])):
+        if r["mode"] == mode:
+            out.setdefault(r["scheme"], []).append(r)
+    return out
+
+
+def cores_of(records):
+    """The core count the runs were marked against (the JSON carries it; else this machine's)."""
+    for r in records:
+        if "cores" in r:
+            return r["cores"]
+    return os.cpu_count() or 1
+
+
+def shape_text(s):
+    return f"{s['b']},{s['s']},{s['h']},{s['heads']}"
+
+
+# ---- plots -------------------------------------------------------------------------------------
+
+def shade_oversubscribed(ax, cores, max_x):
+    """A grey band over world sizes above the core count, labelled at its top."""
+    if max_x > cores:
+        ax.axvspan(cores * 2**0.5, max_x * 1.6, color="0.92", zorder=0)
+        ax.text(0.99, 0.98, f"shaded: {OVERSUBSCRIBED}\n(more ranks than {cores} cores)",
+                transform=ax.transAxes, ha="right", va="top", fontsize=8, color="0.35")
+
+
+def plot_lines(ax, series, y_of, cores):
+    """One line per scheme; oversubscribed points hollow."""
+    for i, (scheme, rs) in enumerate(series.items()):
+        color = f"C{i}"
+        xs = [r["np"] for r in rs]
+        ys = [y_of(r) for r in rs]
+        ax.plot(xs, ys, "-", color=color, label=scheme, zorder=2)
+        for r, x, y in zip(rs, xs, ys):
+            over = r.get("oversubscribed", False)
+            ax.plot([x], [y], "o", color=color, markersize=7, zorder=3,
+                    markerfacecolor="white" if over else color)
+            if r.get("contended"):
+                ax.plot([x], [y], "x", color="black", markersize=9, zorder=4)
+    ax.set_xscale("log", base=2)
+    nps = sorted({r["np"] for rs in series.values() for r in rs})
+    ax.set_xticks(nps)
+    ax.set_xticklabels([str(n) for n in nps])
+    ax.set_xlim(min(nps) / 1.4, max(nps) * 1.4)
+    ax.set_xlabel("ranks (p)")
+    shade_oversubscribed(ax, cores, max(nps))
+    ax.grid(True, alpha=0.3)
+
+
+def subtitle(mode, runs):
+    shapes = sorted({shape_text(r["shape"]) for r in runs if r["mode"] == mode and r["np"] ==
+                     min(x["np"] for x in runs if x["mode"] == mode)})
+    if mode == "strong":
+        return f"strong scaling: global shape b,s,h,heads = {', '.join(shapes)} at every p"
+    return f"weak scaling: b grows with p (shape at the first p: {', '.join(shapes)})"
+
+
+def modes_in(runs):
+    return [m for m in ("strong", "weak") if any(r["mode"] == m for r in runs)]
+
+
+def legend_title(runs):
+    marks = []
+    if any(r.get("oversubscribed") for r in runs):
+        marks.append(f"hollow: {OVERSUBSCRIBED}")
+    if any(r.get("contended") for r in runs):
+        marks.append(f"x: {CONTENDED}")
+    return "scheme" + (f" ({', '.join(marks)})" if marks else "")
+
+
+def efficiency_plot(runs, out, cores):
+    modes = modes_in(runs)
+    fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.6), squeeze=False)
+    for ax, mode in zip(axes[0], modes):
+        plot_lines(ax, by_scheme(runs, mode), lambda r: r["efficiency"], cores)
+        ax.axhline(1.0, color="0.4", linestyle=":", linewidth=1)
+        # p ranks on c < p cores can do at most c/p of the work of p cores: the machine's bound.
+        nps = sorted({r["np"] for r in runs if r["mode"] == mode})
+        bound = [n for n in nps if n >= cores]
+        if len(bound) > 1 or (bound and bound[-1] > cores):
+            xs = [cores] + [n for n in bound if n > cores]
+            ax.plot(xs, [min(1.0, cores / n) for n in xs], "--", color="0.3", linewidth=1.2,
+                    label=f"bound of {cores} cores: {cores}/p")
+        ax.set_ylim(0, max(1.25, max(r["efficiency"] for r in runs if r["mode"] == mode) * 1.15))
+        formula = "T(1) / (p T(p))" if mode == "strong" else "T(1) / T(p)"
+        ax.set_ylabel(f"efficiency  {formula}")
+        ax.set_title(subtitle(mode, runs), fontsize=9)
+        ax.legend(title=legend_title(runs), fontsize=8, title_fontsize=8, loc="lower left")
+    fig.suptitle("Scaling efficiency of the block's forward + backward step (1.0 = ideal)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def throughput_plot(runs, out, cores):
+    modes = modes_in(runs)
+    fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.6), squeeze=False)
+    for ax, mode in zip(axes[0], modes):
+        plot_lines(ax, by_scheme(runs, mode), lambda r: r["tokens_per_s"] / r["np"], cores)
+        ax.set_ylabel("tokens/s per rank")
+        ax.set_ylim(bottom=0)
+        ax.set_title(subtitle(mode, runs), fontsize=9)
+        ax.legend(title=legend_title(runs), fontsize=8, title_fontsize=8)
+    fig.suptitle("Throughput per rank (flat = perfect scaling)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def grouped_bars(ax, series, y_of, ylabel):
+    """Bars grouped by world size, one colour per scheme; oversubscribed bars hatched."""
+    nps = sorted({r["np"] for rs in series.values() for r in rs})
+    width = 0.8 / max(1, len(series))
+    for i, (scheme, rs) in enumerate(series.items()):
+        for r in rs:
+            x = nps.index(r["np"]) + (i - (len(series) - 1) / 2) * width
+            over = r.get("oversubscribed", False)
+            ax.bar(x, y_of(r), width, color=f"C{i}", edgecolor="black", linewidth=0.5,
+                   hatch="//" if over else None)
+    ax.set_xticks(range(len(nps)))
+    ax.set_xticklabels([f"{n}" for n in nps])
+    ax.set_xlabel("ranks (p)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", alpha=0.3)
+    handles = [Patch(facecolor=f"C{i}", edgecolor="black", linewidth=0.5, label=scheme)
+               for i, scheme in enumerate(series)]
+    if any(r.get("oversubscribed") for rs in series.values() for r in rs):
+        handles.append(Patch(facecolor="white", edgecolor="black", linewidth=0.5, hatch="//",
+                             label=OVERSUBSCRIBED))
+    ax.legend(handles=handles, title="scheme", fontsize=8, title_fontsize=8)
+
+
+def comm_share_plot(runs, out):
+    modes = modes_in(runs)
+    fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.6), squeeze=False)
+    for ax, mode in zip(axes[0], modes):
+        series = {s: [r for r in rs if r["np"] > 1] for s, rs in by_scheme(runs, mode).items()}
+        series = {s: rs for s, rs in series.items() if rs}
+        if not series:
+            ax.text(0.5, 0.5, "no run on more than one rank", ha="center", transform=ax.transAxes)
+            continue
+        grouped_bars(ax, series, lambda r: 100 * r["comm_share"], "time in collectives (% of step)")
+        ax.set_ylim(0, 100)
+        ax.set_title(subtitle(mode, runs), fontsize=9)
+    fig.suptitle("Communication share: time inside collectives / step time (slowest rank)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def bytes_plot(runs, out):
+    """Measured bytes per rank per step; against the model's where the runs carry it."""
+    modeled = [r for r in runs if r.get("model_bytes_per_rank") is not None and r["np"] > 1]
+    if modeled:
+        fig, ax = plt.subplots(figsize=(6.5, 5))
+        for i, scheme in enumerate(sorted({r["scheme"] for r in modeled}, key=scheme_key)):
+            rs = [r for r in modeled if r["scheme"] == scheme]
+            for r in rs:
+                over = r.get("oversubscribed", False)
+                ax.plot(r["model_bytes_per_rank"] / 2**20, r["bytes_per_rank"] / 2**20, "o",
+                        color=f"C{i}", markerfacecolor="white" if over else f"C{i}",
+                        label=scheme if r is rs[0] else None)
+        lim = max(max(r["model_bytes_per_rank"], r["bytes_per_rank"]) for r in modeled) / 2**20
+        ax.plot([0, lim * 1.05], [0, lim * 1.05], ":", color="0.4", label="measured = model")
+        ax.set_xlabel("model: MiB per rank and step")
+        ax.set_ylabel("measured (counters): MiB per rank and step")
+        ax.set_title("Bytes per rank: measured against the cost model")
+        ax.legend(fontsize=8)
+        ax.grid(True, alpha=0.3)
+    else:
+        modes = modes_in(runs)
+        fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.6), squeeze=False)
+        for ax, mode in zip(axes[0], modes):
+            series = {s: [r for r in rs if r["np"] > 1] for s, rs in by_scheme(runs, mode).items()}
+            series = {s: rs for s, rs in series.items() if rs}
+            if not series:
+                continue
+            grouped_bars(ax, series, lambda r: r["bytes_per_rank"] / 2**20, "MiB per rank and step")
+            ax.set_title(subtitle(mode, runs), fontsize=9)
+        fig.suptitle("Bytes each rank's collectives move per step (measured by the counters; "
+                     "no model values in the input)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def size_label(b):
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= scale:
+            return f"{b / scale:g} {unit}"
+    return f"{b} B"
+
+
+def collectives_in(rows):
+    return sorted({r["collective"] for r in rows},
+                  key=lambda c: COLLECTIVE_ORDER.index(c) if c in COLLECTIVE_ORDER else 99)
+
+
+def size_axis(ax, rows):
+    ax.set_xscale("log", base=2)
+    sizes = sorted({r["bytes"] for r in rows})
+    ticks = [s for s in sizes if math.log2(s) % 4 == 0] or sizes
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([size_label(s) for s in ticks], fontsize=8)
+    ax.set_xlabel("message size (logical N, bytes)")
+
+
+def busbw_plot(rows, out):
+    ranks = sorted({r["ranks"] for r in rows if r["ranks"] > 1}) or sorted({r["ranks"] for r in rows})
+    fig, axes = plt.subplots(1, len(ranks), figsize=(max(9, 6.5 * len(ranks)), 5), squeeze=False)
+    for ax, n in zip(axes[0], ranks):
+        rs = [r for r in rows if r["ranks"] == n]
+        over = any(r.get("oversubscribed", False) for r in rs)
+        for i, c in enumerate(collectives_in(rs)):
+            pts = sorted((r for r in rs if r["collective"] == c), key=lambda r: r["bytes"])
+            ax.plot([r["bytes"] for r in pts], [r["busbw"] for r in pts], "o-", color=f"C{i}",
+                    markersize=3.5, label=c, markerfacecolor="white" if over else f"C{i}")
+        size_axis(ax, rs)
+        ax.set_ylabel("busbw (GB/s, 1 GB = 1e9 bytes)")
+        ax.set_title(f"{n} ranks" + (f" ({OVERSUBSCRIBED}: hollow)" if over else ""), fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Bus bandwidth of tplab's MpiComm\nbusbw = algbw x bus factor: 2(n-1)/n all_reduce, "
+                 "(n-1)/n all_gather and reduce_scatter, 1 broadcast and reduce", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def overhead_plot(rows, out):
+    ranks = sorted({r["ranks"] for r in rows})
+    fig, axes = plt.subplots(1, len(ranks), figsize=(max(9, 6.5 * len(ranks)), 5), squeeze=False)
+    for ax, n in zip(axes[0], ranks):
+        rs = [r for r in rows if r["ranks"] == n]
+        over = any(r.get("oversubscribed", False) for r in rs)
+        for i, c in enumerate(collectives_in(rs)):
+            pts = sorted((r for r in rs if r["collective"] == c), key=lambda r: r["bytes"])
+            ax.plot([r["bytes"] for r in pts], [100 * r["overhead"] for r in pts],
+                    "o-", color=f"C{i}", markersize=3.5, label=c,
+                    markerfacecolor="white" if over else f"C{i}")
+        values = [100 * r["overhead"] for r in rs]
+        top = max(30.0, min(300.0, max(values) * 1.1))
+        ax.axhspan(-5, 5, color="0.9", zorder=0)
+        ax.axvline(2**20, color="0.5", linestyle=":", linewidth=1)
+        ax.text(2**20, 0.98, " 1 MiB", transform=ax.get_xaxis_transform(), fontsize=8,
+                va="top", color="0.35")
+        ax.axhline(0, color="0.4", linewidth=0.8)
+        size_axis(ax, rs)
+        ax.set_ylim(max(-25.0, min(values) * 1.2), top)
+        ax.set_ylabel("median of paired tplab/raw ratios - 1 (%)")
+        ax.set_title(f"{n} ranks" + (f" ({OVERSUBSCRIBED}: hollow)" if over else "")
+                     + "; band: within 5%", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Overhead of tplab's Comm (checks, timing, counters) over the same MPI call\n"
+                 "median of the ratios of interleaved samples, in the same run", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+# ---- tables --------------------------------------------------------------------------------------
+
+SUMMARY_COLUMNS = ["scheme", "mode", "p", "grid", "shape b,s,h,n", "step ms", "comm %",
+                   "efficiency", "tokens/s", "MiB/rank", "peak MiB", "cpu", ""]
+
+
+def note_of(r):
+    """Why a run's times are not the scheme's alone, if they are not."""
+    if r.get("oversubscribed"):
+        return OVERSUBSCRIBED
+    return CONTENDED if r.get("contended") else ""
+
+
+def summary_rows(runs):
+    out = []
+    for r in sorted(runs, key=lambda r: (scheme_key(r["scheme"]), r["mode"], r["np"])):
+        out.append([r["scheme"], r["mode"], str(r["np"]), r.get("grid", ""), shape_text(r["shape"]),
+                    f"{r['step_ms']:.1f}", f"{100 * r['comm_share']:.0f}",
+                    f"{r['efficiency']:.2f}", f"{r['tokens_per_s']:.0f}",
+                    f"{r['bytes_per_rank'] / 2**20:.2f}", f"{r['peak_mem_bytes'] / 2**20:.0f}",
+                    f"{r['cpu_share']:.2f}" if "cpu_share" in r else "", note_of(r)])
+    return out
+
+
+def summary_figure(runs, rows, out, cores):
+    """One landscape page: the scaling table, and the collectives' large-message figures."""
+    table = summary_rows(runs)
+    comm_table = comm_summary(rows)
+    row_in = 0.24  # inches per table row
+    blocks = [(t, cols, title) for t, cols, title in (
+        (table, SUMMARY_COLUMNS, "Scaling (bench scaling)"),
+        (comm_table, COMM_COLUMNS, "Collectives (bench comm): overhead on messages of 1 MiB and more"))
+        if t]
+    height = 1.1 + sum(0.45 + row_in * (len(t) + 1) for t, _, _ in blocks)
+    fig = plt.figure(figsize=(11.7, height))
+    fig.text(0.02, 1 - 0.3 / height, "tplab: tensor parallelism of one Transformer block, measured",
+             fontsize=14, weight="bold", va="top")
+    fig.text(0.02, 1 - 0.6 / height, "Step = forward + backward (median of repeats after "
+             "warm-up, slowest rank). Efficiency: strong T(1)/(p T(p)), weak T(1)/T(p), weak "
+             "scaling multiplies the batch by p.\nGrey rows ran more ranks than the "
+             f"{cores} cores ({OVERSUBSCRIBED}) or shared them with another process "
+             f"({CONTENDED}: cpu, a rank's share of a core, below 0.9).", fontsize=8.5, va="top",
+             linespacing=1.5)
+    top = height - 1.1
+    for cells, columns, title in blocks:
+        h = row_in * (len(cells) + 1)
+        ax = fig.add_axes([0.02, (top - 0.3 - h) / height, 0.96, h / height])
+        ax.axis("off")
+        fig.text(0.02, (top - 0.05) / height, title, fontsize=9.5, weight="bold", va="top")
+        t = ax.table(cellText=cells, colLabels=[c or "note" for c in columns], loc="upper center",
+                     cellLoc="center", bbox=[0, 0, 1, 1])
+        t.auto_set_font_size(False)
+        t.set_fontsize(8)
+        for i, row in enumerate(cells, start=1):
+            if row[-1]:
+                for j in range(len(columns)):
+                    t[i, j].set_facecolor("0.88")
+        top -= 0.45 + h
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+COMM_COLUMNS = ["collective", "ranks", "sizes", "peak busbw GB/s", "at size",
+                "median overhead", "worst overhead", "#wrong", ""]
+
+
+def comm_summary(rows):
+    out = []
+    keys = sorted({(r["ranks"], r["collective"]) for r in rows},
+                  key=lambda k: (k[0], COLLECTIVE_ORDER.index(k[1])
+                                 if k[1] in COLLECTIVE_ORDER else 99))
+    for n, c in keys:
+        rs = [r for r in rows if r["ranks"] == n and r["collective"] == c]
+        large = [r for r in rs if r["bytes"] >= 2**20]
+        best = max(rs, key=lambda r: r["busbw"])
+        over = [100 * r["overhead"] for r in large]
+        over_sorted = sorted(over)
+        median = (over_sorted[len(over) // 2] if len(over) % 2 else
+                  0.5 * (over_sorted[len(over) // 2 - 1] + over_sorted[len(over) // 2])) if over else None
+        out.append([c, str(n), str(len(large)), f"{best['busbw']:.2f}", size_label(best["bytes"]),
+                    f"{median:+.1f}%" if over else "-", f"{max(over):+.1f}%" if over else "-",
+                    str(sum(r["wrong"] for r in rs)),
+                    OVERSUBSCRIBED if any(r.get("oversubscribed") for r in rs) else ""])
+    return out
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(h or "note" for h in header) + " |",
+             "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# ---- the report ------------------------------------------------------------------------------------
+
+def write_report(runs, rows, out_dir, inputs):
+    os.makedirs(out_dir, exist_ok=True)
+    cores = cores_of(runs + rows)
+    md = ["# tplab scaling report", "",
+          f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}. "
+          f"Runs with more ranks than this machine's {cores} cores are marked **{OVERSUBSCRIBED}**: "
+          "their ranks take turns on the cores, so their times say more about the machine than "
+          "about the scheme (hollow markers, hatched bars, shaded bands in the plots). Runs whose "
+          f"ranks got less than 0.9 of a core without that are marked **{CONTENDED}** (x in the "
+          "plots): another process was running; rerun them on a quiet machine.", ""]
+    made = []
+    if runs:
+        efficiency_plot(runs, os.path.join(out_dir, "efficiency.png"), cores)
+        throughput_plot(runs, os.path.join(out_dir, "throughput.png"), cores)
+        comm_share_plot(runs, os.path.join(out_dir, "comm_share.png"))
+        bytes_plot(runs, os.path.join(out_dir, "bytes.png"))
+        made += ["efficiency.png", "throughput.png", "comm_share.png", "bytes.png"]
+        has_model = any(r.get("model_bytes_per_rank") is not None for r in runs)
+        md += ["## Scaling", "",
+               "Step: the block's forward + backward, median of the repeats after warm-up, the "
+               "slowest rank's. Efficiency against the same scheme's run with the fewest ranks: "
+               "strong scaling T(1)/(p T(p)) on a fixed global shape, weak scaling T(1)/T(p) with "
+               "the batch multiplied by p, so that every rank does the same work.", "",
+               "![efficiency](efficiency.png)", "", "![throughput](throughput.png)", "",
+               "Communication share: the slowest rank's time inside collectives over the step "
+               "time. On one machine the collectives are memory copies between processes; a "
+               "network is slower still. In oversubscribed runs it also holds the time a rank "
+               "waits in a collective for a peer that is off its core.", "",
+               "![communication share](comm_share.png)", "",
+               "Bytes: what each rank's collectives moved per step (the counters' logical N in "
+               "bytes). " + ("The cost model's prediction is plotted against it." if has_model else
+                             "The inputs carry no cost-model values (`model_bytes_per_rank` is "
+                             "null), so the measured bytes stand alone."), "",
+               "![bytes per rank](bytes.png)", "",
+               markdown_table(SUMMARY_COLUMNS, summary_rows(runs)), ""]
+    if rows:
+        busbw_plot(rows, os.path.join(out_dir, "busbw.png"))
+        overhead_plot(rows, os.path.join(out_dir, "overhead.png"))
+        made += ["busbw.png", "overhead.png"]
+        md += ["## Collectives", "",
+               "`tplab bench comm`: each collective at each message size through tplab's MpiComm, "
+               "and the same MPI call on the same buffers in the same run. algbw = bytes / time "
+               "(1 GB = 1e9 bytes); busbw = algbw x bus factor, comparable across collectives "
+               "and rank counts. #wrong counts elements that differ from the exact sums of "
+               "integer inputs.", "", "![bus bandwidth](busbw.png)", "",
+               "![overhead](overhead.png)", "",
+               markdown_table(COMM_COLUMNS, comm_summary(rows)), ""]
+    summary_figure(runs, rows, os.path.join(out_dir, "summary.png"), cores)
+    made.append("summary.png")
+    md += ["## Handout", "", "`summary.png` is the one-page table above as a picture.", "",
+           "![summary](summary.png)", ""]
+    with open(os.path.join(out_dir, "report.md"), "w") as f:
+        f.write("\n".join(md))
+    return made
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog="tplab report",
+        description="Markdown report and plots from the JSON of `tplab bench scaling` and "
+                    "`tplab bench comm`.")
+    parser.add_argument("results", nargs="+", metavar="RESULT.json")
+    parser.add_argument("-o", "--out", required=True, metavar="DIR", help="where to write")
+    args = parser.parse_args(argv)
+    try:
+        runs, rows = load(args.results)
+        made = write_report(runs, rows, args.out, args.results)
+    except BadInput as e:
+        print(f"tplab: error: {e}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError) as e:
+        print(f"tplab: error: a record lacks a field the report needs ({e}); give the JSON "
+              "that `tplab bench scaling` or `tplab bench comm` wrote", file=sys.stderr)
+        return 2
+    print(f"wrote {os.path.join(args.out, 'report.md')} and {len(made)} plots: {', '.join(made)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,115 @@
+"""Checks the JSON that `tplab bench comm --json` and `tplab bench scaling --json` write: the
+documented fields, and that every derived number follows from the measured ones beside it.
+No timing is judged: a loaded machine may be slow, but it may not be inconsistent.
+
+usage: check_bench_json.py comm FILE COLLECTIVES RANKS MIN_BYTES MAX_BYTES
+       check_bench_json.py scaling FILE SCHEMES NP MODES
+"""
+import json
+import math
+import os
+import sys
+
+BUS_FACTOR = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+}
+
+
+def close(a, b):
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def check_comm(path, collectives, ranks, min_bytes, max_bytes):
+    rows = json.load(open(path))["rows"]
+    sizes = []
+    b = min_bytes
+    while b <= max_bytes:
+        sizes.append(b)
+        b *= 2
+    seen = {}
+    for r in rows:
+        for key in ("collective", "bytes", "count", "dtype", "ranks", "time_us", "algbw",
+                    "busbw", "wrong", "raw_time_us", "oversubscribed"):
+            assert key in r, f"row lacks {key}: {r}"
+        c, n = r["collective"], r["ranks"]
+        assert c in collectives and n in ranks, r
+        assert r["wrong"] == 0, f"wrong elements: {r}"
+        size = 4 if r["dtype"] == "f32" else 8
+        assert r["bytes"] == r["count"] * size, r
+        if c in ("all_gather", "reduce_scatter"):
+            assert r["count"] % n == 0 and r["count"] >= n, r
+        assert r["time_us"] > 0 and r["raw_time_us"] > 0, r
+        assert r["time_us_min"] <= r["time_us"] <= r["time_us_max"], r
+        assert close(r["algbw"], r["bytes"] / (r["time_us"] * 1e-6) / 1e9), r
+        assert close(r["busbw"], r["algbw"] * BUS_FACTOR[c](n)), r
+        # the median of paired ratios lies within the ratios' extremes
+        lo = r["time_us_min"] / r["raw_time_us_max"] - 1
+        hi = r["time_us_max"] / r["raw_time_us_min"] - 1
+        assert lo - 1e-9 <= r["overhead"] <= hi + 1e-9, r
+        cores = os.cpu_count()
+        assert r["oversubscribed"] == (n > cores), r
+        seen.setdefault((c, n), []).append(r)
+    for c in collectives:
+        for n in ranks:
+            got = seen.get((c, n), [])
+            assert len(got) == len(sizes), f"{c} at {n} ranks: {len(got)} rows, want {len(sizes)}"
+    print(f"ok: {len(rows)} rows, every result exact, bandwidths consistent")
+
+
+def check_scaling(path, schemes, nps, modes):
+    runs = json.load(open(path))["runs"]
+    assert runs, "no runs"
+    base = {}
+    for r in runs:
+        for key in ("scheme", "np", "mode", "shape", "step_ms", "comm_ms", "comm_share",
+                    "efficiency", "tokens_per_s", "bytes_per_rank", "model_bytes_per_rank",
+                    "peak_mem_bytes", "oversubscribed"):
+            assert key in r, f"run lacks {key}: {r}"
+        assert r["scheme"] in schemes and r["np"] in nps and r["mode"] in modes, r
+        assert r["step_ms_min"] <= r["step_ms"] <= r["step_ms_max"], r
+        assert 0 <= r["comm_ms"] and close(r["comm_share"], r["comm_ms"] / r["step_ms"]), r
+        s = r["shape"]
+        tokens = s["b"] * s["s"]
+        assert close(r["tokens_per_s"], tokens / (r["step_ms"] * 1e-3)), r
+        assert r["peak_mem_bytes"] > 0, r
+        assert r["oversubscribed"] == (r["np"] > os.cpu_count()), r
+        assert 0 < r["cpu_share"] <= 1.5, r
+        assert r["contended"] == (not r["oversubscribed"] and r["cpu_share"] < 0.9), r
+        if r["np"] == 1:
+            assert r["bytes_per_rank"] == 0 and r["comm_ms"] == 0, "one rank moves nothing"
+        else:
+            assert r["bytes_per_rank"] > 0, r
+        key = (r["scheme"], r["mode"])
+        if key not in base or r["np"] < base[key]["np"]:
+            base[key] = r
+    for r in runs:
+        b = base[(r["scheme"], r["mode"])]
+        assert r["baseline_np"] == b["np"], r
+        if r["mode"] == "strong":
+            assert r["shape"] == b["shape"], "strong scaling keeps the global shape"
+            want = b["step_ms"] * b["np"] / (r["step_ms"] * r["np"])
+        else:
+            assert r["shape"]["b"] * b["np"] == b["shape"]["b"] * r["np"], "weak: b grows with p"
+            want = b["step_ms"] / r["step_ms"]
+        assert close(r["efficiency"], want), r
+        if r is b:
+            assert close(r["efficiency"], 1.0), r
+    print(f"ok: {len(runs)} runs, efficiency, shares and throughput consistent")
+
+
+def main():
+    kind, path = sys.argv[1], sys.argv[2]
+    if kind == "comm":
+        check_comm(path, sys.argv[3].split(","), [int(x) for x in sys.argv[4].split(",")],
+                   int(sys.argv[5]), int(sys.argv[6]))
+    else:
+        check_scaling(path, sys.argv[3].split(","), [int(x) for x in sys.argv[4].split(",")],
+                      sys.argv[5].split(","))
+
+
+if __name__ == "__main__":
+    main()
