@@ -52,10 +52,9 @@ struct LinearSize {
       : m(state.range(0)), in(state.range(1)), out(state.range(2)) {}
 };
 
-void set_flops(benchmark::State& state, const LinearSize& s) {
-  // forward X W, backward dY W^T and X^T dY: 3 x 2 m in out over the whole world
-  state.counters["FLOP/s"] = benchmark::Counter(6.0 * static_cast<double>(s.m * s.in * s.out),
-                                                benchmark::Counter::kIsIterationInvariantRate);
+/// FLOPs of one layer's forward X W and backward dY W^T and X^T dY over the whole world.
+double layer_flops(const LinearSize& s) {
+  return 6.0 * static_cast<double>(s.m * s.in * s.out);
 }
 
 // ---- 1D: Megatron's column- and row-parallel linears ----------------------------------------
@@ -68,12 +67,11 @@ void column_parallel_linear(benchmark::State& state) {
                                    random_tensor({s.out / t}, 2));
   const Tensor x = random_tensor({s.m, s.in}, 3);        // X replicated
   const Tensor dy = random_tensor({s.m, s.out / t}, 4);  // dY_r: this rank's columns
-  time_collectively(state, *world().comm, [&] {
+  time_collectively(state, *world().comm, layer_flops(s), [&] {
     benchmark::DoNotOptimize(layer.forward(x));
     Tensor partial_dx = layer.backward(dy);
     grid.tp->all_reduce(partial_dx);  // operator f's backward, as the block issues it
   });
-  set_flops(state, s);
 }
 
 void row_parallel_linear(benchmark::State& state) {
@@ -84,11 +82,10 @@ void row_parallel_linear(benchmark::State& state) {
                                 random_tensor({s.out}, 2));
   const Tensor x = random_tensor({s.m, s.in / t}, 3);  // X_r: this rank's input columns
   const Tensor dy = random_tensor({s.m, s.out}, 4);    // dY replicated
-  time_collectively(state, *world().comm, [&] {
+  time_collectively(state, *world().comm, layer_flops(s), [&] {
     benchmark::DoNotOptimize(layer.forward(x));
     benchmark::DoNotOptimize(layer.backward(dy));
   });
-  set_flops(state, s);
 }
 
 // ---- 2D: SUMMA on a q x q mesh ---------------------------------------------------------------
@@ -101,11 +98,10 @@ void linear_2d(benchmark::State& state) {
                        random_tensor({s.out / q}, 2));
   const Tensor x = random_tensor({s.m / q, s.in / q}, 3);
   const Tensor dy = random_tensor({s.m / q, s.out / q}, 4);
-  time_collectively(state, *world().comm, [&] {
+  time_collectively(state, *world().comm, layer_flops(s), [&] {
     benchmark::DoNotOptimize(layer.forward(x));
     benchmark::DoNotOptimize(layer.backward(dy));
   });
-  set_flops(state, s);
 }
 
 // ---- 3D: gather X and W, multiply, reduce-scatter Y on a q x q x q cube ----------------------
@@ -120,11 +116,10 @@ void linear_3d(benchmark::State& state) {
                        random_tensor({s.out / q}, 2), false);
   const Tensor x = random_tensor({s.m / (q * q), s.in / q}, 3);
   const Tensor dy = random_tensor({s.m / (q * q), s.out / q}, 4);
-  time_collectively(state, *world().comm, [&] {
+  time_collectively(state, *world().comm, layer_flops(s), [&] {
     benchmark::DoNotOptimize(layer.forward(input.forward(x)));
     benchmark::DoNotOptimize(input.backward(layer.backward(dy, input.gathered_for_backward())));
   });
-  set_flops(state, s);
 }
 
 /// The block's fc1 (h -> 4h) and fc2 (4h -> h) at b=4 s=256 h=1024 (m = 1024 tokens), and a
