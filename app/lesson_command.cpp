@@ -155,7 +155,7 @@ int check(const LessonOptions& o) {
     std::ifstream(verdict_file) >> verdict;
     std::filesystem::remove(verdict_file);
     if (code == kExitUsage) return kExitUsage;
-    if (verdict == "not") {  // "not started": the same TODO stops every world size
+    if (verdict == "not_started") {  // the same TODO stops every world size
       not_started = true;
       break;
     }

@@ -126,7 +126,7 @@ int run_lesson(const std::string& name, const std::function<bool(Lesson&)>& body
     if (lesson.rank() == 0) {
       std::ofstream(path) << (verdict == pass    ? "pass"
                               : verdict == wrong ? "wrong"
-                                                 : "not started");
+                                                 : "not_started");
     }
     return 0;
   }
