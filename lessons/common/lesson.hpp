@@ -67,7 +67,8 @@ class Lesson {
   Tensor shard(const HostArray& global, const TensorPlacement& placement);
 
   /// Queues the comparison of this rank's shard `got` with the block of `reference` that
-  /// `placement` gives it. atol is tolerance.atol_scale times the reference's RMS.
+  /// `placement` gives it. atol is tolerance.atol_scale times the reference's RMS (for a
+  /// gradient that is zero in exact arithmetic, such as d_bk, its queued sibling's RMS).
   void expect(const std::string& name, const HostArray& reference, const TensorPlacement& placement,
               const Tensor& got, const Tolerance& tolerance);
 

@@ -1,0 +1,120 @@
+// Lesson 03 checker: f and g exactly (integer inputs), then the 1D MLP's output and every
+// gradient against the single-device reference within the f64 tolerance.
+#include <fmt/format.h>
+
+#include "lesson.hpp"
+#include "lessons/common/lesson.hpp"
+#include "problem.hpp"
+#include "reference_bridge.hpp"
+#include "tp1d/scheme_1d.hpp"
+
+namespace tplab::lessons::mlp_1d {
+namespace {
+
+namespace ref = tplab::reference;
+
+constexpr BlockShape kShape{2, 4, 16, 4};  // b, s, h, n: m = 8 tokens, 4h = 64
+
+/// f and g on their own: partial sums in, their sum out; replicated tensors pass unchanged.
+bool check_operators(Lesson& lesson) {
+  const int t = lesson.size();
+  const std::int64_t m = kShape.tokens(), h = kShape.h;
+  // Row block r of P[t*m, h] is rank r's partial: what a row-parallel layer leaves on rank r.
+  const HostArray partials = host_array({t * m, h}, draw(t * m * h, 31, true));
+  HostArray sum{{m, h}, std::vector<double>(static_cast<std::size_t>(m * h), 0.0)};
+  for (std::size_t i = 0; i < partials.values.size(); ++i) {
+    sum.values[i % sum.values.size()] += partials.values[i];
+  }
+  const HostArray x = host_array({m, h}, draw(m * h, 32, true));
+  const TensorPlacement partial_place =
+      blocked("P_r", partials.extents, "Shard(0)", t, t, 1, [](int r) {
+        return std::pair<std::int64_t, std::int64_t>{r, 0};
+      });
+  const TensorPlacement whole = replicated("X", x.extents, t);
+
+  const Tensor x_local = lesson.shard(x, whole);
+  lesson.expect("f forward (= X)", x, whole, f_forward(x_local), exact_tolerance());
+  Tensor dx = lesson.shard(partials, partial_place).reshaped({m, h});
+  f_backward(lesson.world(), dx);
+  lesson.expect("f backward (sum of dX_r)", sum, whole, dx, exact_tolerance());
+  Tensor y = lesson.shard(partials, partial_place).reshaped({m, h});
+  g_forward(lesson.world(), y);
+  lesson.expect("g forward (sum of Y_r)", sum, whole, y, exact_tolerance());
+  lesson.expect("g backward (= dY)", x, whole, g_backward(x_local), exact_tolerance());
+  return lesson.report("f and g, exact (integer inputs)");
+}
+
+/// The single-device MLP, forward and backward, from the reference's pieces.
+verify::HostArrays reference_mlp(const verify::HostArrays& in) {
+  const auto matrix = [&](const char* name) {
+    return verify::to_reference_matrix<double>(in.at(name));
+  };
+  const auto vector = [&](const char* name) {
+    return verify::to_reference_vector<double>(in.at(name));
+  };
+  const ref::Matrix<double> x = matrix("x"), dy = matrix("dy"), w1 = matrix("w1"),
+                            w2 = matrix("w2");
+  const ref::Matrix<double> hidden = ref::linear_forward(x, w1, vector("b1"));  // [m, 4h]
+  const ref::Matrix<double> act = ref::gelu_tanh(hidden);
+  const ref::Matrix<double> y = ref::linear_forward(act, w2, vector("b2"));  // [m, h]
+  ref::Matrix<double> dact, dx, dw1, dw2;
+  ref::Vector<double> db1, db2;
+  ref::linear_backward(act, w2, dy, dact, dw2, db2);
+  const ref::Matrix<double> dhidden = dact.cwiseProduct(ref::gelu_tanh_derivative(hidden));
+  ref::linear_backward(x, w1, dhidden, dx, dw1, db1);
+  verify::HostArrays out;
+  out.emplace("y", verify::to_host_array(y, global_extents("y", kShape)));
+  out.emplace("dx", verify::to_host_array(dx, global_extents("dx", kShape)));
+  out.emplace("d_w1", verify::to_host_array(dw1, global_extents("w1", kShape)));
+  out.emplace("d_b1", verify::to_host_array(db1, global_extents("b1", kShape)));
+  out.emplace("d_w2", verify::to_host_array(dw2, global_extents("w2", kShape)));
+  out.emplace("d_b2", verify::to_host_array(db2, global_extents("b2", kShape)));
+  return out;
+}
+
+bool check_mlp(Lesson& lesson) {
+  const int t = lesson.size();
+  const verify::HostArrays in =
+      verify::make_inputs(kShape, 3, Workload::linear_pair, verify::Values::real);
+  const verify::HostArrays want = reference_mlp(in);
+  // The 1D scheme's own placements: W1 and b1 by columns, W2 by rows, b2 and X whole.
+  const std::vector<TensorPlacement> places =
+      tp1d::Scheme1D().placements(t, kShape, Workload::linear_pair);
+  const auto place = [&](std::string_view name) -> const TensorPlacement& {
+    return find_placement(places, name);
+  };
+  lesson.print_shards({{"X", "[m, h]", &place("x")},
+                       {"W1", "[h, 4h/t]", &place("w1")},
+                       {"b1", "[4h/t]", &place("b1")},
+                       {"W2", "[4h/t, h]", &place("w2")},
+                       {"b2", "[h]", &place("b2")},
+                       {"Y", "[m, h]", &place("y")}});
+  const auto shard = [&](const char* name) { return lesson.shard(in.at(name), place(name)); };
+  const MlpShards p{shard("w1"), shard("b1"), shard("w2"), shard("b2")};
+  const MlpResult r = mlp_1d(lesson.device(), lesson.world(), p, shard("x"), shard("dy"));
+  const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
+  const std::pair<const char*, const Tensor*> results[] = {{"y", &r.y},       {"dx", &r.dx},
+                                                           {"d_w1", &r.d_w1}, {"d_b1", &r.d_b1},
+                                                           {"d_w2", &r.d_w2}, {"d_b2", &r.d_b2}};
+  for (const auto& [name, got] : results) {
+    lesson.expect(name, want.at(name), place(name), *got, tolerance);
+  }
+  return lesson.report("1D MLP forward and backward (f64 tolerance)");
+}
+
+bool run(Lesson& lesson) {
+  require_world_size(
+      lesson,
+      kShape.ffn() % lesson.size() == 0 && kShape.h % lesson.size() == 0 && lesson.size() <= 8,
+      fmt::format("lesson 03 splits the {} columns of W1 evenly over t ranks", kShape.ffn()),
+      {1, 2, 4, 8});
+  const bool operators = check_operators(lesson);
+  return check_mlp(lesson) && operators;
+}
+
+}  // namespace
+}  // namespace tplab::lessons::mlp_1d
+
+int main() {
+  return tplab::lessons::run_lesson("lesson 03", tplab::lessons::mlp_1d::run);
+}

@@ -1,0 +1,86 @@
+// Lesson 04 checker: the exercise's attention inside the library's block, then the exercise's
+// whole block, each against the single-device reference block: y, dx and every gradient.
+#include <fmt/format.h>
+
+#include "layers/activation.hpp"
+#include "layers/layernorm.hpp"
+#include "layers/pre_ln_block.hpp"
+#include "lesson.hpp"
+#include "lessons/common/lesson.hpp"
+#include "problem.hpp"
+#include "tp1d/mlp_1d.hpp"
+#include "tp1d/scheme_1d.hpp"
+
+namespace tplab::lessons::block_1d {
+namespace {
+
+constexpr BlockShape kShape{2, 4, 16, 4};  // b, s, h, n: m = 8 tokens, head_dim 4
+
+/// Runs `block` forward and backward and compares y, dx and every gradient with the reference.
+bool check_block(Lesson& lesson, ParallelModule& block, const verify::HostArrays& in,
+                 const verify::HostArrays& want, const std::vector<TensorPlacement>& places,
+                 const std::string& title) {
+  const auto shard = [&](const char* name) {
+    return lesson.shard(in.at(name), find_placement(places, name));
+  };
+  const Tensor y = block.forward(shard("x"));
+  const Tensor dx = block.backward(shard("dy"));
+  TensorMap got = block.gradients();  // valid after backward
+  got.emplace("y", y);
+  got.emplace("dx", dx);
+  const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
+  for (const std::string& name : verify::checked_tensors(Workload::block)) {
+    lesson.expect(name, want.at(name), find_placement(places, name), got.at(name), tolerance);
+  }
+  return lesson.report(title);
+}
+
+bool run(Lesson& lesson) {
+  const int t = lesson.size();
+  require_world_size(lesson, kShape.heads % t == 0,
+                     fmt::format("lesson 04 gives each rank whole heads of the {}", kShape.heads),
+                     {1, 2, 4});
+  const verify::HostArrays in =
+      verify::make_inputs(kShape, 5, Workload::block, verify::Values::real);
+  const verify::HostArrays want = verify::reference_outputs(kShape, in, Workload::block);
+  // The 1D scheme's own placements: Wq, Wk, Wv, W1 by columns, Wo, W2 by rows.
+  const std::vector<TensorPlacement> places =
+      tp1d::Scheme1D().placements(t, kShape, Workload::block);
+  const auto place = [&](std::string_view name) { return &find_placement(places, name); };
+  lesson.print_shards({{"X", "[m, h]", place("x")},
+                       {"LN gamma", "[h]", place("ln1_gamma")},
+                       {"Wq", "[h, h/t]", place("wq")},
+                       {"bq", "[h/t]", place("bq")},
+                       {"Wo", "[h/t, h]", place("wo")},
+                       {"bo", "[h]", place("bo")},
+                       {"W1", "[h, 4h/t]", place("w1")},
+                       {"W2", "[4h/t, h]", place("w2")}});
+  if (lesson.rank() == 0) {
+    fmt::print("  (Wk, Wv as Wq; each rank holds {} of the {} heads whole)\n", kShape.heads / t,
+               kShape.heads);
+  }
+  TensorMap p;
+  for (std::string_view name : kBlockParameters) {
+    p.emplace(std::string(name), lesson.shard(in.find(name)->second, *place(name)));
+  }
+  Device& device = lesson.device();
+  Comm& tp = lesson.world();
+  const auto layernorm = [&](const char* gamma, const char* beta) {
+    return std::make_unique<LayerNorm>(device, nullptr, nullptr, kShape.h, p.at(gamma), p.at(beta));
+  };
+  PreLnBlock library_block(device, layernorm("ln1_gamma", "ln1_beta"),
+                           make_attention(device, tp, kShape, p),
+                           layernorm("ln2_gamma", "ln2_beta"),
+                           std::make_unique<tp1d::Mlp1D>(device, tp, p, Activation::gelu));
+  const bool attention = check_block(lesson, library_block, in, want, places,
+                                     "your attention in the library's block (f64 tolerance)");
+  const std::unique_ptr<ParallelModule> block = make_block(device, tp, kShape, p);
+  return check_block(lesson, *block, in, want, places, "your block (f64 tolerance)") && attention;
+}
+
+}  // namespace
+}  // namespace tplab::lessons::block_1d
+
+int main() {
+  return tplab::lessons::run_lesson("lesson 04", tplab::lessons::block_1d::run);
+}

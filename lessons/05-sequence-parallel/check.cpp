@@ -1,0 +1,140 @@
+// Lesson 05 checker: the all-gather and reduce-scatter along the tokens exactly (integer
+// inputs), then the sequence-parallel LayerNorm + MLP sublayer against the single-device
+// reference: y, dx and every gradient within the f64 tolerance.
+#include <fmt/format.h>
+
+#include "lesson.hpp"
+#include "lessons/common/lesson.hpp"
+#include "problem.hpp"
+#include "reference_bridge.hpp"
+#include "tp1d/scheme_1d.hpp"
+
+namespace tplab::lessons::sequence_parallel {
+namespace {
+
+namespace ref = tplab::reference;
+
+constexpr BlockShape kShape{2, 4, 16, 4};  // b, s, h, n: m = 8 tokens, 4h = 64
+
+/// Rank r's token rows of an [rows, cols] tensor: Shard(0) over tp.
+TensorPlacement token_shard(std::string name, Extents global, int t) {
+  return blocked(std::move(name), std::move(global), "Shard(0): tokens", t, t, 1, [](int r) {
+    return std::pair<std::int64_t, std::int64_t>{r, 0};
+  });
+}
+
+bool check_collectives(Lesson& lesson) {
+  const int t = lesson.size();
+  const std::int64_t m = kShape.tokens(), h = kShape.h;
+  const HostArray x = host_array({m, h}, draw(m * h, 51, true));
+  // Row block r of P[t*m, h] is rank r's partial [m, h].
+  const HostArray partials = host_array({t * m, h}, draw(t * m * h, 52, true));
+  HostArray sum{{m, h}, std::vector<double>(static_cast<std::size_t>(m * h), 0.0)};
+  for (std::size_t i = 0; i < partials.values.size(); ++i) {
+    sum.values[i % sum.values.size()] += partials.values[i];
+  }
+  const TensorPlacement x_shard = token_shard("X_r", x.extents, t);
+  const TensorPlacement whole = replicated("X", x.extents, t);
+  const TensorPlacement partial_place = token_shard("P_r", partials.extents, t);
+  Device& device = lesson.device();
+  lesson.expect("all_gather_tokens (X)", x, whole,
+                all_gather_tokens(device, lesson.world(), lesson.shard(x, x_shard)),
+                exact_tolerance());
+  const Tensor partial = lesson.shard(partials, partial_place).reshaped({m, h});
+  lesson.expect("reduce_scatter_tokens (sum_r P_r)", sum, token_shard("S", sum.extents, t),
+                reduce_scatter_tokens(device, lesson.world(), partial), exact_tolerance());
+  return lesson.report("all-gather and reduce-scatter along the tokens, exact (integer inputs)");
+}
+
+/// y = x + gelu(LN(x) W1 + b1) W2 + b2 on one device, forward and backward.
+verify::HostArrays reference_sublayer(const verify::HostArrays& in) {
+  const auto matrix = [&](const char* name) {
+    return verify::to_reference_matrix<double>(in.at(name));
+  };
+  const auto vector = [&](const char* name) {
+    return verify::to_reference_vector<double>(in.at(name));
+  };
+  const ref::Matrix<double> x = matrix("x"), dy = matrix("dy"), w1 = matrix("w1"),
+                            w2 = matrix("w2");
+  const ref::Vector<double> gamma = vector("ln1_gamma"), beta = vector("ln1_beta");
+  const ref::Matrix<double> a = ref::layernorm_forward(x, gamma, beta);
+  const ref::Matrix<double> hidden = ref::linear_forward(a, w1, vector("b1"));  // [m, 4h]
+  const ref::Matrix<double> act = ref::gelu_tanh(hidden);
+  const ref::Matrix<double> y = x + ref::linear_forward(act, w2, vector("b2"));  // [m, h]
+  ref::Matrix<double> dact, da, dx, dw1, dw2;
+  ref::Vector<double> db1, db2, dgamma, dbeta;
+  ref::linear_backward(act, w2, dy, dact, dw2, db2);
+  const ref::Matrix<double> dhidden = dact.cwiseProduct(ref::gelu_tanh_derivative(hidden));
+  ref::linear_backward(a, w1, dhidden, da, dw1, db1);
+  ref::layernorm_backward(x, gamma, da, dx, dgamma, dbeta);
+  dx += dy;  // the residual
+  const Extents activation = global_extents("x", kShape);
+  verify::HostArrays out;
+  out.emplace("y", verify::to_host_array(y, activation));
+  out.emplace("dx", verify::to_host_array(dx, activation));
+  out.emplace("d_gamma", verify::to_host_array(dgamma, {kShape.h}));
+  out.emplace("d_beta", verify::to_host_array(dbeta, {kShape.h}));
+  out.emplace("d_w1", verify::to_host_array(dw1, global_extents("w1", kShape)));
+  out.emplace("d_b1", verify::to_host_array(db1, global_extents("b1", kShape)));
+  out.emplace("d_w2", verify::to_host_array(dw2, global_extents("w2", kShape)));
+  out.emplace("d_b2", verify::to_host_array(db2, global_extents("b2", kShape)));
+  return out;
+}
+
+bool check_sublayer(Lesson& lesson) {
+  const int t = lesson.size();
+  const verify::HostArrays in =
+      verify::make_inputs(kShape, 7, Workload::block, verify::Values::real);
+  const verify::HostArrays want = reference_sublayer(in);
+  // The weights as 1D splits them; activations by tokens; LN's parameters whole.
+  const std::vector<TensorPlacement> mlp =
+      tp1d::Scheme1D().placements(t, kShape, Workload::linear_pair);
+  const TensorPlacement tokens = token_shard("x", global_extents("x", kShape), t);
+  const TensorPlacement whole_vector = replicated("gamma", {kShape.h}, t);
+  const TensorPlacement gathered = replicated("a", global_extents("x", kShape), t);
+  const auto place = [&](std::string_view name) -> const TensorPlacement& {
+    if (name == "x" || name == "dy" || name == "y" || name == "dx") return tokens;
+    if (name == "d_gamma" || name == "d_beta") return whole_vector;
+    return find_placement(mlp, name);
+  };
+  lesson.print_shards({{"x_r", "[m/t, h]", &tokens},
+                       {"gamma", "[h]", &whole_vector},
+                       {"a_full", "[m, h]", &gathered},
+                       {"W1", "[h, 4h/t]", &place("w1")},
+                       {"W2", "[4h/t, h]", &place("w2")},
+                       {"y_r", "[m/t, h]", &tokens}});
+  const auto shard = [&](const char* name, const TensorPlacement& placement) {
+    return lesson.shard(in.at(name), placement);
+  };
+  const SpShards p{shard("ln1_gamma", whole_vector), shard("ln1_beta", whole_vector),
+                   shard("w1", place("w1")),         shard("b1", place("b1")),
+                   shard("w2", place("w2")),         shard("b2", place("b2"))};
+  const SpResult r = ln_mlp_sequence_parallel(lesson.device(), lesson.world(), p,
+                                              shard("x", tokens), shard("dy", tokens));
+  const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
+  const std::pair<const char*, const Tensor*> results[] = {
+      {"y", &r.y},       {"dx", &r.dx},     {"d_gamma", &r.d_gamma}, {"d_beta", &r.d_beta},
+      {"d_w1", &r.d_w1}, {"d_b1", &r.d_b1}, {"d_w2", &r.d_w2},       {"d_b2", &r.d_b2}};
+  for (const auto& [name, got] : results) {
+    lesson.expect(name, want.at(name), place(name), *got, tolerance);
+  }
+  return lesson.report("sequence-parallel LayerNorm + MLP sublayer (f64 tolerance)");
+}
+
+bool run(Lesson& lesson) {
+  const int t = lesson.size();
+  require_world_size(lesson, kShape.tokens() % t == 0 && kShape.ffn() % t == 0 && t <= 8,
+                     fmt::format("lesson 05 splits the {} tokens and the {} columns of W1 evenly "
+                                 "over t ranks",
+                                 kShape.tokens(), kShape.ffn()),
+                     {1, 2, 4, 8});
+  const bool collectives = check_collectives(lesson);
+  return check_sublayer(lesson) && collectives;
+}
+
+}  // namespace
+}  // namespace tplab::lessons::sequence_parallel
+
+int main() {
+  return tplab::lessons::run_lesson("lesson 05", tplab::lessons::sequence_parallel::run);
+}
