@@ -33,15 +33,17 @@ bool check_operators(Lesson& lesson) {
   const TensorPlacement whole = replicated("X", x.extents, t);
 
   const Tensor x_local = lesson.shard(x, whole);
-  lesson.expect("f forward (= X)", x, whole, f_forward(x_local), exact_tolerance());
+  lesson.expect("f forward", x, whole, f_forward(x_local), exact_tolerance());
   Tensor dx = lesson.shard(partials, partial_place).reshaped({m, h});
   f_backward(lesson.world(), dx);
-  lesson.expect("f backward (sum of dX_r)", sum, whole, dx, exact_tolerance());
+  lesson.expect("f backward", sum, whole, dx, exact_tolerance());
   Tensor y = lesson.shard(partials, partial_place).reshaped({m, h});
   g_forward(lesson.world(), y);
-  lesson.expect("g forward (sum of Y_r)", sum, whole, y, exact_tolerance());
-  lesson.expect("g backward (= dY)", x, whole, g_backward(x_local), exact_tolerance());
-  return lesson.report("f and g, exact (integer inputs)");
+  lesson.expect("g forward", sum, whole, y, exact_tolerance());
+  lesson.expect("g backward", x, whole, g_backward(x_local), exact_tolerance());
+  return lesson.report(
+      "f and g, exact (integer inputs): forward and backward of g sum the partials, f and g pass X "
+      "and dY");
 }
 
 /// The single-device MLP, forward and backward, from the reference's pieces.

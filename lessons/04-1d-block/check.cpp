@@ -2,6 +2,7 @@
 // whole block, each against the single-device reference block: y, dx and every gradient.
 #include <fmt/format.h>
 
+#include "harness.hpp"
 #include "layers/activation.hpp"
 #include "layers/layernorm.hpp"
 #include "layers/pre_ln_block.hpp"

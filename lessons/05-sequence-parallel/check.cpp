@@ -36,14 +36,16 @@ bool check_collectives(Lesson& lesson) {
   const TensorPlacement x_shard = token_shard("X_r", x.extents, t);
   const TensorPlacement whole = replicated("X", x.extents, t);
   const TensorPlacement partial_place = token_shard("P_r", partials.extents, t);
+  const TensorPlacement sum_place = token_shard("S", sum.extents, t);
   Device& device = lesson.device();
-  lesson.expect("all_gather_tokens (X)", x, whole,
+  lesson.expect("X (gather)", x, whole,
                 all_gather_tokens(device, lesson.world(), lesson.shard(x, x_shard)),
                 exact_tolerance());
   const Tensor partial = lesson.shard(partials, partial_place).reshaped({m, h});
-  lesson.expect("reduce_scatter_tokens (sum_r P_r)", sum, token_shard("S", sum.extents, t),
+  lesson.expect("S (scatter)", sum, sum_place,
                 reduce_scatter_tokens(device, lesson.world(), partial), exact_tolerance());
-  return lesson.report("all-gather and reduce-scatter along the tokens, exact (integer inputs)");
+  return lesson.report(
+      "all_gather_tokens of X_r, reduce_scatter_tokens of P_r into S, exact (integer inputs)");
 }
 
 /// y = x + gelu(LN(x) W1 + b1) W2 + b2 on one device, forward and backward.

@@ -41,6 +41,7 @@ bool run(Lesson& lesson) {
   counters.reset();
   const Tensor got =
       summa_forward(lesson.device(), grid, lesson.shard(x, x_place), lesson.shard(w, w_place));
+  const std::vector<CollectiveCount> counts = counters.snapshot();  // before the check's own
   lesson.expect("Y", y, y_place, got, exact_tolerance());
   const bool pass =
       lesson.report(fmt::format("SUMMA on a {} x {} grid, exact (integer inputs)", q, q));
@@ -49,7 +50,7 @@ bool run(Lesson& lesson) {
         "  rank 0's collectives (SUMMA: q = {} broadcasts on row of [m/q, in/q], q on "
         "column of [in/q, out/q]; a group of one counts none):\n",
         q);
-    for (const CollectiveCount& c : counters.snapshot()) {
+    for (const CollectiveCount& c : counts) {
       fmt::print("    {} on {}: {} calls, {} elements\n", collective_name(c.collective), c.group,
                  c.calls, c.elements);
     }

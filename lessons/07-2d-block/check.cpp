@@ -3,6 +3,7 @@
 // it, the library's Attention2D and Mlp2D, each tensor against the single-device reference.
 #include <fmt/format.h>
 
+#include "harness.hpp"
 #include "layers/activation.hpp"
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
