@@ -17,8 +17,8 @@ bool run(Lesson& lesson) {
   const int p = lesson.size();
   const int q = square_root(p);
   require_world_size(lesson, q > 0 && q <= 3,
-                     "lesson 06 runs SUMMA on a q x q grid with q dividing 6 (the blocks of a "
-                     "12 x 24 by 24 x 18 product)",
+                     "lesson 06 runs SUMMA on a q x q grid with q = 1, 2 or 3 (q divides every "
+                     "side of its 12 x 24 by 24 x 18 product)",
                      {1, 4, 9});
   Grid2D grid = Grid2D::build(lesson.world());
   const HostArray x = host_array({kRows, kIn}, draw(kRows * kIn, 61, true));
