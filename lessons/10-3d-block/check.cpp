@@ -102,10 +102,10 @@ bool run(Lesson& lesson) {
     model_elements += static_cast<double>(row.model_elements);
   }
   const TensorPlacement one = replicated("scalar", {1}, p);
-  lesson.expect("backward calls", host_array({1}, {model_calls}), one, scalar(device, calls),
+  lesson.expect("bwd calls", host_array({1}, {model_calls}), one, scalar(device, calls),
                 exact_tolerance());
-  lesson.expect("backward elements", host_array({1}, {model_elements}), one,
-                scalar(device, elements), exact_tolerance());
+  lesson.expect("bwd N", host_array({1}, {model_elements}), one, scalar(device, elements),
+                exact_tolerance());
   const bool pass = lesson.report(
       fmt::format("3D linear pair on a {0} x {0} x {0} cube, exact (integer inputs)", q));
   if (lesson.rank() == 0 && q > 1) {

@@ -3,6 +3,7 @@
 // on the shipped hardware profiles: bus elements, compute and communication seconds, and the
 // first t at which 1D is communication-bound.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 
@@ -30,9 +31,9 @@ Tensor scalar(Device& device, double value) {
   return t;
 }
 
-/// `values` as a tensor of this device, to compare as one row of the table.
-Tensor values_tensor(Device& device, const std::vector<double>& values) {
-  Tensor t = device.empty({static_cast<std::int64_t>(values.size())}, DType::f64);
+/// `values` (row-major) as a tensor of this device with these extents, for one row of the table.
+Tensor values_tensor(Device& device, const Extents& extents, const std::vector<double>& values) {
+  Tensor t = device.empty(extents, DType::f64);
   device.upload(values, t);
   return t;
 }
@@ -116,25 +117,28 @@ bool run(Lesson& lesson) {
   const TensorPlacement per_shape = replicated("shape x t", {2, sizes}, p);
   const TensorPlacement per_profile = replicated("profile x t", {2, sizes}, p);
   const TensorPlacement crossover = replicated("profile x shape", {2, 2}, p);
-  lesson.expect(fmt::format("sent, measured (t = {})", p), host_array({1}, {measured}), one,
+  lesson.expect("sent, run", host_array({1}, {measured}), one,
                 scalar(device, bus_elements_1d(kRunShape, p)), f64);
   lesson.expect("sent, model", host_array({2, sizes}, model_bus), per_shape,
-                values_tensor(device, bus), f64);
+                values_tensor(device, {2, sizes}, bus), f64);
   lesson.expect("compute_s", host_array({2, sizes}, model_compute), per_profile,
-                values_tensor(device, compute), f64);
+                values_tensor(device, {2, sizes}, compute), f64);
   lesson.expect("comm_s", host_array({2, sizes}, model_comm), per_profile,
-                values_tensor(device, comm), f64);
-  lesson.expect("first comm-bound t", host_array({2, 2}, model_t), crossover,
-                values_tensor(device, first_t), exact_tolerance());
+                values_tensor(device, {2, sizes}, comm), f64);
+  lesson.expect("first bound", host_array({2, 2}, model_t), crossover,
+                values_tensor(device, {2, 2}, first_t), exact_tolerance());
   const bool pass = lesson.report("the cost of 1D: counted, modelled, timed");
   if (lesson.rank() == 0) {
     fmt::print(
-        "  sent, measured: elements one rank sent in the library's 1D block on {} ranks "
+        "  sent, run: elements one rank sent in the library's 1D block on {} ranks "
         "(b, s, h, n = 2, 8, 16, 4), as counted: {:g}\n",
         p, measured);
     fmt::print("  sent, model: [shape, t] for the two shapes below and t = 1, 2, 4, 8, 16\n");
     fmt::print("  compute_s, comm_s: [profile, t] for dgx-h100 and dgx-a100, the first shape\n");
-    fmt::print("  first comm-bound t: [profile, shape]\n");
+    fmt::print(
+        "  first bound: [profile, shape], the first t at which 1D is communication-bound: "
+        "{}\n",
+        model_t);
     for (const BlockShape& shape : kModelShapes) {
       print_projection(shape, model::find_profile(profiles, "dgx-h100"));
     }

@@ -170,9 +170,9 @@ bool run(Lesson& lesson) {
     device.upload(values, x);
     return x;
   };
-  lesson.expect("to_bf16 bits", host_array({count(want_bits)}, want_bits), bits_place,
+  lesson.expect("to_bf16", host_array({count(want_bits)}, want_bits), bits_place,
                 as_tensor(got_bits), exact_tolerance());
-  lesson.expect("from_bf16 f32 bits", host_array({count(want_back)}, want_back), back_place,
+  lesson.expect("from_bf16", host_array({count(want_back)}, want_back), back_place,
                 as_tensor(got_back), exact_tolerance());
 
   // 2. K dot products of length n: A[K, n] and B[K, n], their columns split over the ranks.
@@ -190,8 +190,8 @@ bool run(Lesson& lesson) {
     whole[k] = dot_bf16({ak, kLength}, {bk, kLength});
   }
   const TensorPlacement dots_place = replicated("D", {kDots}, t);
-  lesson.expect("dot_bf16, one rank", host_array({kDots}, whole_reference), dots_place,
-                as_tensor(whole), exact_tolerance());
+  lesson.expect("dot_bf16", host_array({kDots}, whole_reference), dots_place, as_tensor(whole),
+                exact_tolerance());
 
   const std::int64_t part = kLength / t;
   const auto column_block = [](int r) { return std::pair<std::int64_t, std::int64_t>{0, r}; };
@@ -205,20 +205,23 @@ bool run(Lesson& lesson) {
                           {bf.data() + at, static_cast<std::size_t>(part)});
   }
   Tensor sum = device.empty({kDots}, DType::f32);
-  device.upload(partial, sum);     // f32 partial sums, exactly
-  lesson.world().all_reduce(sum);  // added in f32, as NCCL adds a bf16 GEMM's f32 partials
-  lesson.expect(fmt::format("dot over {} rank{} vs f64", t, t == 1 ? "" : "s"),
-                host_array({kDots}, exact), dots_place, sum,
+  device.upload(partial, sum);  // the f32 partial sums, exactly
+  // Summed in f32: an all-reduce of bf16 tensors would round again at every step of the ring.
+  lesson.world().all_reduce(sum);
+  lesson.expect("dot vs f64", host_array({kDots}, exact), dots_place, sum,
                 verify::tolerance_for(DType::bf16, false));
   const bool pass =
       lesson.report("bf16: the rounding, the dot product, and the agreement with f64");
   if (lesson.rank() == 0) {
-    fmt::print("  to_bf16 bits: {} values, every rounding case; from_bf16: all 65536 patterns\n",
-               cases.size());
     fmt::print(
-        "  dot over t ranks: K = {} dots of n = {}, each rank's bf16 partial summed in "
-        "f32, against f64 with verify's bf16 tolerance\n",
-        kDots, kLength);
+        "  to_bf16: the bits of {} values (the rounding cases, then values of every "
+        "magnitude); from_bf16: all 65536 patterns, as f32 bits\n",
+        cases.size());
+    fmt::print("  dot_bf16: K = {} dots of n = {}, against the same sums computed here\n", kDots,
+               kLength);
+    fmt::print(
+        "  dot vs f64: each rank's dot_bf16 over its n/t, summed in f32 over the ranks, "
+        "against f64 within verify's bf16 tolerance\n");
     if (pass) print_error_growth();
     std::fflush(stdout);
   }
