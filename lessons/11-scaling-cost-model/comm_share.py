@@ -57,7 +57,7 @@ def main():
     ax.set_title("1D tensor parallelism on dgx-h100, one block, b = 1, s = 2048", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
-    fig.savefig(HERE / "comm_share.svg", metadata={"Date": None})
+    fig.savefig(HERE / "comm_share.svg", metadata={"Date": None, "Creator": None})
     return 0
 
 
