@@ -58,6 +58,14 @@ bool run_workload(Lesson& lesson, Workload workload) {
                          {"b1", "[4h/q]", &place("b1")},
                          {"W2", "[4h/q, h/q]", &place("w2")},
                          {"Y", "[m/(dq), h/q]", &place("y")}});
+    if (lesson.rank() == 0) {
+      fmt::print("coordinates (i,j,k) of rank = j + q i + q^2 k:");
+      for (int r = 0; r < p; ++r) {
+        fmt::print(" {}=({},{},{})", r, (r % (kSide * kSide)) / kSide, r % kSide,
+                   r / (kSide * kSide));
+      }
+      fmt::print("\n");
+    }
   }
 
   Device& device = lesson.device();

@@ -61,7 +61,7 @@ bool run(Lesson& lesson) {
                        {"W~", "[h/q, 4h/q]", &w_gathered_place},
                        {"Y", "[m/q^2, 4h/q]", &y_place}});
   if (lesson.rank() == 0) {
-    fmt::print("coordinates: rank = i + q (j + q k):");
+    fmt::print("coordinates (i,j,k) of rank = i + q (j + q k):");
     for (int r = 0; r < p; ++r) fmt::print(" {}=({},{},{})", r, at(r).i, at(r).j, at(r).k);
     fmt::print("\n");
   }
