@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -174,6 +175,18 @@ int check(const LessonOptions& o) {
   return wrong ? kExitFailed : 0;
 }
 
+/// The lesson number `text` names in base 10 ("8" or "08"); a usage error otherwise.
+int lesson_number(const std::string& text) {
+  int n = -1;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, n);
+  if (error != std::errc() || stop != end || n < 0) {
+    throw CLI::ValidationError(
+        "N", fmt::format("'{}' is not a lesson number (./tplab lesson list)", text));
+  }
+  return n;
+}
+
 }  // namespace
 
 void add_lesson_command(CLI::App& app, int& exit_code) {
@@ -181,8 +194,13 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "lesson", "Graded lessons: list them, read one, check your exercise, get a hint, reset it.");
   cmd->require_subcommand(1);
+  // Read as text and converted in base 10: the lessons are numbered 00 to 12, and "08" must not
+  // be taken for a malformed octal number.
   const auto number = [&o](CLI::App* sub) {
-    sub->add_option("N", o->number, "the lesson's number (./tplab lesson list)")->required();
+    sub->add_option_function<std::string>(
+           "N", [o](const std::string& text) { o->number = lesson_number(text); },
+           "the lesson's number (./tplab lesson list)")
+        ->required();
   };
   cmd->add_subcommand("list", "every lesson with its progress")->callback([&exit_code] {
     exit_code = list();

@@ -1,0 +1,131 @@
+// Lesson 10 checker: the linear pair of the 3D block, Y = (X W1 + b1) W2 + b2. Forward is the
+// library's (tp3d::InputGather3D and Linear3D, the second linear in the exercise's roles);
+// backward is the exercise's, for both linears. Every output and gradient shard against the
+// reference, exactly, and backward's collectives against the cost model (model/cost_3d.cpp).
+#include <fmt/format.h>
+
+#include "comm_check.hpp"
+#include "cost_3d.hpp"
+#include "lesson.hpp"
+#include "lessons/common/lesson.hpp"
+#include "problem.hpp"
+#include "tp3d/input_gather_3d.hpp"
+#include "tp3d/linear_3d.hpp"
+#include "tp3d/scheme_3d.hpp"
+
+namespace tplab::lessons::block_3d {
+namespace {
+
+/// b = 2, s = 4 (m = 8 tokens), h = 16: q^2 = 4 divides m and h, as 3D needs.
+constexpr BlockShape kShape{2, 4, 16, 4};
+
+/// W~: the weight shard all-gathered over the weight group, as forward gathers it.
+Tensor gather_weight(Device& device, const Grid3D& grid, const Tensor& w) {
+  // [in/q^2, out/q] -> [in/q, out/q]
+  Tensor gathered = device.empty({w.rows() * grid.weight->size(), w.cols()}, w.dtype());
+  grid.weight->all_gather(w, gathered);
+  return gathered;
+}
+
+bool run(Lesson& lesson) {
+  const int p = lesson.size();
+  const int q = cube_side(p);
+  require_world_size(lesson, q == 1 || q == 2,
+                     fmt::format("lesson 10 arranges the ranks in a cube of q x q x q with q^2 "
+                                 "dividing m = {} and h = {}",
+                                 kShape.tokens(), kShape.h),
+                     {1, 8});
+  const Workload pair = Workload::linear_pair;
+  const verify::HostArrays inputs = verify::make_inputs(kShape, 13, pair, verify::Values::integer);
+  const verify::HostArrays reference = verify::reference_outputs(kShape, inputs, pair);
+  const std::vector<TensorPlacement> placements = tp3d::Scheme3D(false).placements(p, kShape, pair);
+  const auto place = [&](std::string_view name) -> const TensorPlacement& {
+    return find_placement(placements, name);
+  };
+  const auto shard = [&](const char* name) { return lesson.shard(inputs.at(name), place(name)); };
+  lesson.print_shards({{"X", "[m/q^2, h/q]", &place("x")},
+                       {"W1", "[h/q^2, 4h/q]", &place("w1")},
+                       {"b1", "[4h/q]", &place("b1")},
+                       {"W2", "[4h/q^2, h/q]", &place("w2")},
+                       {"b2", "[h/q]", &place("b2")},
+                       {"Y", "[m/q^2, h/q]", &place("y")}});
+
+  Device& device = lesson.device();
+  const Grid3D grid = Grid3D::build(lesson.world());
+  const tp3d::LinearRoles first = tp3d::kReadsBlockLayout;
+  const tp3d::LinearRoles second = next_roles(first);
+  const Tensor w1 = shard("w1"), w2 = shard("w2");
+  const Tensor w1_gathered = gather_weight(device, grid, w1);
+  const Tensor w2_gathered = gather_weight(device, grid, w2);
+
+  CommCounters& counters = lesson.world().counters();
+  counters.reset();
+  tp3d::InputGather3D fc1_input(device, grid, first, /*regather=*/false);
+  tp3d::Linear3D fc1(device, grid, first, w1, shard("b1"), /*regather=*/false);
+  tp3d::InputGather3D fc2_input(device, grid, second, /*regather=*/false);
+  tp3d::Linear3D fc2(device, grid, second, w2, shard("b2"), /*regather=*/false);
+  const Tensor x1_gathered = fc1_input.forward(shard("x"));  // [m/q, h/q]
+  const Tensor hidden = fc1.forward(x1_gathered);            // [m/q^2, 4h/q]
+  const Tensor x2_gathered = fc2_input.forward(hidden);      // [m/q, 4h/q]
+  const Tensor y = fc2.forward(x2_gathered);                 // [m/q^2, h/q]
+  const std::vector<CollectiveCount> forward = counters.snapshot();
+
+  counters.reset();
+  const LinearGradients g2 =
+      linear_3d_backward(device, grid, second, shard("dy"), x2_gathered, w2_gathered);
+  const LinearGradients g1 =
+      linear_3d_backward(device, grid, first, g2.dx, x1_gathered, w1_gathered);
+  const model::CommCheck comm =
+      model::check_comm(forward, counters.snapshot(), model::cost_3d(kShape, q, false, pair).comm);
+
+  const auto expect = [&](const char* name, const Tensor& got) {
+    lesson.expect(name, reference.at(name), place(name), got, exact_tolerance());
+  };
+  expect("y", y);
+  expect("dx", g1.dx);
+  expect("d_w1", g1.dw);
+  expect("d_b1", g1.db);
+  expect("d_w2", g2.dw);
+  expect("d_b2", g2.db);
+  // One entry per collective and group (measured or modelled), as check_comm lines them up.
+  std::vector<double> calls, model_calls, elements, model_elements;
+  for (const model::CommComparison& row : comm.backward) {
+    calls.push_back(static_cast<double>(row.calls));
+    model_calls.push_back(static_cast<double>(row.model_calls));
+    elements.push_back(static_cast<double>(row.elements));
+    model_elements.push_back(static_cast<double>(row.model_elements));
+  }
+  const std::int64_t rows = static_cast<std::int64_t>(calls.size());
+  const TensorPlacement per_row = replicated("collectives", {rows}, p);
+  const auto as_tensor = [&](const std::vector<double>& values) {
+    Tensor x = device.empty({rows}, DType::f64);
+    device.upload(values, x);
+    return x;
+  };
+  if (rows > 0) {  // a cube of one rank communicates nothing
+    lesson.expect("bwd calls", host_array({rows}, model_calls), per_row, as_tensor(calls),
+                  exact_tolerance());
+    lesson.expect("bwd N", host_array({rows}, model_elements), per_row, as_tensor(elements),
+                  exact_tolerance());
+  }
+  const bool pass = lesson.report(
+      fmt::format("3D linear pair on a {0} x {0} x {0} cube, exact (integer inputs)", q));
+  if (lesson.rank() == 0 && q > 1) {
+    fmt::print(
+        "  bwd calls, bwd N: backward's collectives, one entry per collective and group, "
+        "against model/cost_3d.cpp; on rank 0, measured / model:\n");
+    for (const model::CommComparison& row : comm.backward) {
+      fmt::print("    {:<15} on {:<14} {:>2} calls {:>5} elements / {:>2} calls {:>5} elements{}\n",
+                 collective_name(row.collective), row.group, row.calls, row.elements,
+                 row.model_calls, row.model_elements, row.matches() ? "" : "   DIFFERS");
+    }
+  }
+  return pass;
+}
+
+}  // namespace
+}  // namespace tplab::lessons::block_3d
+
+int main() {
+  return tplab::lessons::run_lesson("lesson 10", tplab::lessons::block_3d::run);
+}
