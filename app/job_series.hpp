@@ -12,7 +12,9 @@ namespace tplab::app {
 /// One job: what it runs (a scheme, "1d strong", "comm": for progress and messages) at a world
 /// size.
 struct Job {
+  /// What the job runs, for progress and messages: a scheme, "1d strong", "comm".
   std::string label;
+  /// Its world size: the ranks mpiexec starts.
   int np = 1;
 };
 

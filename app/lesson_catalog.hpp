@@ -10,12 +10,18 @@ namespace tplab::app {
 
 /// One lesson, as its lesson.json and folder describe it.
 struct LessonInfo {
+  /// NN of the folder's name: 0, 1, 2, ...
   int number = 0;
   std::string slug;  ///< the folder's name, e.g. "01-column-split"
+  /// The lesson's folder, lessons/NN-slug.
   std::filesystem::path dir;
+  /// One line for `lesson list`.
   std::string title;
+  /// What the learner writes and learns, for `lesson show`.
   std::string goal;
+  /// The world sizes `lesson check` runs at.
   std::vector<int> world_sizes;
+  /// The hints `lesson hint` gives, one at a time.
   std::vector<std::string> hints;
 
   /// "lesson_01": the CMake target of the exercise (the solution's adds "_solution").
@@ -38,10 +44,15 @@ std::string progress_name(Progress p);
 /// ({"01": {"progress": "wrong", "hints_shown": 2}, ...}).
 class ProgressFile {
  public:
+  /// Reads the progress kept at `path` (none yet when the file does not exist).
   explicit ProgressFile(std::filesystem::path path);
+  /// Where the learner stands on `lesson` (not_started when it was never checked).
   Progress progress(int lesson) const;
+  /// How many of `lesson`'s hints have been shown.
   int hints_shown(int lesson) const;
+  /// Records `p` for `lesson` and saves the file.
   void set_progress(int lesson, Progress p);
+  /// Records that `count` hints of `lesson` have been shown and saves the file.
   void set_hints_shown(int lesson, int count);
   /// Forgets a lesson (after reset).
   void forget(int lesson);

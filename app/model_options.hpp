@@ -16,18 +16,31 @@ namespace tplab::app {
 struct ModelOptions {
   std::vector<std::string> schemes;  ///< empty or {"all"}: every scheme
   std::string shape;                 ///< "b,s,h,heads", or empty for the four options below
+  /// --batch, --seq, --hidden and --heads: b, s, h and n.
+  ///@{
   std::optional<std::int64_t> batch, seq, hidden, heads;  ///< set when given
+  ///@}
+  /// Device counts p to project to.
   std::vector<int> gpus = {8, 64, 512, 4096};
   std::string hardware;  ///< empty: dgx-h100, or local with --compare
+  /// A file of more profiles, in the format of model/hardware.json.
   std::string hardware_file;
+  /// 2.5D depth d (0: d = p/q^2 with the largest q).
   int depth = 0;
+  /// List every collective's share of the time.
   bool detail = false;
+  /// Where to write the results as JSON (empty: nowhere).
   std::string json;
+  /// Measure this machine and write the local profile.
   bool calibrate = false;
   std::string profile_out;  ///< where --calibrate writes the local profile
+  /// Run bench step here and print the model's time beside it.
   bool compare = false;
+  /// With --compare: the world sizes to run.
   std::vector<int> np = {2};
+  /// With --compare: timed steps per world size.
   int repeats = 5;
+  /// Seconds before a launched job is ended.
   int timeout = 600;
 
   /// The schemes asked for, each a known name; throws UsageError naming the known ones.
@@ -37,6 +50,7 @@ struct ModelOptions {
   /// The shape from --shape or from --batch --seq --hidden --heads (all four), else
   /// `fallback`; throws UsageError on a missing, conflicting or non-positive value.
   BlockShape block_shape(std::string_view fallback) const;
+  /// The options the schemes take from these (the 2.5D depth).
   SchemeOptions scheme_options() const { return {depth}; }
 };
 

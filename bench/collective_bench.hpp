@@ -18,20 +18,27 @@ namespace tplab::bench {
 
 /// What to measure.
 struct CollectiveBenchConfig {
+  /// The collectives to time, by name, in this order.
   std::vector<std::string> collectives = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
                                           "reduce"};
+  /// The smallest message, in bytes (sizes double from here).
   std::int64_t min_bytes = 8;
+  /// The largest message, in bytes.
   std::int64_t max_bytes = std::int64_t{256} << 20;
+  /// The element type of the messages (f32 or f64).
   DType dtype = DType::f32;
   int warmup = 2;  ///< untimed samples of each path before the timed ones
 };
 
 /// One line of the table: one collective at one message size.
 struct CollectiveRow {
+  /// The collective timed.
   Collective collective = Collective::all_reduce;
   std::int64_t bytes = 0;  ///< logical size N in bytes (the full result, as nccl-tests)
   std::int64_t count = 0;  ///< N in elements
+  /// The element type of the message.
   DType dtype = DType::f32;
+  /// The ranks taking part, p.
   int ranks = 0;
   Spread seconds;      ///< per call through tplab's Comm, the slowest rank's, over the samples
   Spread raw_seconds;  ///< per call of the same MPI function on the same buffers
@@ -43,7 +50,10 @@ struct CollectiveRow {
   double algbw = 0;        ///< GB/s (1e9 bytes): bytes / median time
   double busbw = 0;        ///< algbw x bus_factor: what crosses each rank's link
   std::int64_t wrong = 0;  ///< elements, summed over ranks, that differ from the exact result
+  /// Timed samples behind the medians.
   int samples = 0;
+  /// Back-to-back calls in one sample (more for small messages, whose single call is too short
+  /// for the clock).
   int calls_per_sample = 0;
 };
 

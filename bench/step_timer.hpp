@@ -15,29 +15,44 @@ namespace tplab::bench {
 
 /// What to time.
 struct StepConfig {
+  /// The scheme: "1d", "2d", "2.5d" or "3d".
   std::string scheme = "1d";
+  /// 2.5D's depth, 3D's regathering.
   SchemeOptions options;
+  /// The global block: b, s, h, n.
   BlockShape shape{4, 256, 1024, 16};
+  /// The element type of every tensor.
   DType dtype = DType::f32;
+  /// Untimed steps before the timed ones.
   int warmup = 1;
+  /// Timed steps.
   int repeats = 5;
+  /// Seed of the inputs, the same on every rank.
   std::uint64_t seed = 1;
 };
 
 /// Median, fastest and slowest of some samples.
 struct Spread {
+  /// Median, fastest and slowest sample.
+  ///@{
   double median = 0, min = 0, max = 0;
+  ///@}
 };
+/// The median, least and greatest of `samples`; throws InternalError when there are none.
 Spread spread_of(std::vector<double> samples);
 
 /// The timing of one configuration, the same on every rank. A step's time is the slowest
 /// rank's; its communication time is the slowest rank's time inside collectives; bytes and
 /// memory are the largest of any rank.
 struct StepTiming {
+  /// What was timed.
   StepConfig config;
+  /// p, the number of ranks.
   int world_size = 0;
   std::string grid;  ///< "t=2", "q=2 d=2", ...
+  /// A step's time: the slowest rank's, per step.
   Spread step_seconds;
+  /// Time inside collectives: the slowest rank's, per step.
   Spread comm_seconds;
   /// The least time any rank spent inside collectives. A rank that reaches a collective last
   /// does not wait there, so this holds less of the waiting for slower ranks than
@@ -49,11 +64,13 @@ struct StepTiming {
                                     ///< crosses a rank's link in ring algorithms
   double flops = 0;                 ///< of the whole step, all ranks (model::block_step_flops)
   double gflops_per_second = 0;     ///< flops / median step time
+  /// m = b*s tokens over the median step time.
   double tokens_per_second = 0;
   /// Peak resident memory of a rank while stepping (VmHWM, reset once the rank holds its
   /// shards and has freed the global inputs), or from the start of the process when the kernel
   /// refused the reset (peak_memory_from_start).
   std::int64_t peak_memory_bytes = 0;
+  /// Whether peak_memory_bytes counts from the start of the process (the kernel refused the reset).
   bool peak_memory_from_start = false;
   /// The smallest share of a core any rank got during the timed steps (CPU time over wall
   /// time). About 1 on a quiet machine; cores/ranks when oversubscribed; lower when other

@@ -17,6 +17,7 @@ int ring_steps(Collective collective, int n);
 struct CollectiveTime {
   double latency_s = 0;    ///< calls x steps x alpha
   double bandwidth_s = 0;  ///< N x bus factor x bytes per element / bandwidth, summed over calls
+  /// The whole time: latency plus bandwidth term.
   double total_s() const { return latency_s + bandwidth_s; }
 };
 

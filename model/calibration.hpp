@@ -15,10 +15,15 @@ struct Calibration {
   double matmul_flops_per_s = 0;  ///< per rank, all ranks multiplying at once
   /// One collective's three timings and the rates fitted to them.
   struct Point {
+    /// The collective timed.
     Collective collective = Collective::all_reduce;
+    /// The three message sizes in elements (small, medium, large) and the median seconds per
+    /// call at each (small_s, medium_s, large_s), the slowest rank's.
+    ///@{
     std::int64_t small = 0, medium = 0, large = 0;  ///< elements per call (f32)
     double small_s = 0, medium_s = 0, large_s = 0;  ///< median time per call, slowest rank
     LinkRate rate;                                  ///< alpha and bandwidth fitted to them
+    ///@}
   };
   std::vector<Point> collectives;  ///< every collective, in Collective's order
 };

@@ -12,7 +12,9 @@ namespace tplab::model {
 /// One collective on one group: what the counters measured beside what the model predicts.
 /// A row the other side lacks has zeros there.
 struct CommComparison {
+  /// The collective compared.
   Collective collective = Collective::all_reduce;
+  /// The group's name, as the scheme's grid calls it ("tp", "row", ...).
   std::string group;
   int group_size = 0;         ///< measured (0 when nothing was measured)
   std::int64_t calls = 0;     ///< measured
@@ -20,8 +22,11 @@ struct CommComparison {
   std::int64_t bytes = 0;     ///< measured
   double bus_elements = 0;    ///< measured
   double seconds = 0;         ///< measured
+  /// The group size the model predicts (0 when it predicts nothing here).
   int model_group_size = 0;
+  /// The calls the model predicts.
   std::int64_t model_calls = 0;
+  /// The elements the model predicts, N summed over calls.
   std::int64_t model_elements = 0;
 
   /// Calls, elements and group size all equal: there is no tolerance on counts.
@@ -32,9 +37,12 @@ struct CommComparison {
 
 /// A rank's collectives of one run against the model, per phase and in total.
 struct CommCheck {
+  /// The rows of forward and of backward, one per collective and group.
+  ///@{
   std::vector<CommComparison> forward, backward;  ///< one row per collective and group
   std::vector<CommComparison> total;              ///< forward + backward per collective and group
   bool match = false;                             ///< every row of both phases matches
+  ///@}
 
   /// The elements of every measured collective, both phases: the per-rank total verify prints.
   std::int64_t measured_elements() const;

@@ -22,7 +22,9 @@ struct LinkRate {
 /// One kind of link (within a node, or between nodes). A profile measured on a machine may give
 /// each collective its own rates; the rest use the link's.
 struct Link {
+  /// The link's rates, for every collective without its own.
   LinkRate rate;
+  /// Rates measured for single collectives (a calibrated profile has them).
   std::map<Collective, LinkRate> per_collective;
 
   /// The rates of `collective`: its own if the profile has them, else the link's.
@@ -36,7 +38,9 @@ struct Link {
 /// often give the sum of both directions (NVLink's "900 GB/s" is 450 GB/s each way) or bits
 /// (InfiniBand's "400 Gb/s" is 50 GB/s); the data file says which conversion it made.
 struct HardwareProfile {
+  /// The profile's key in the data file: "dgx-h100", "local".
   std::string name;
+  /// One line on the machine, for reports.
   std::string description;
   int gpus_per_node = 1;                       ///< devices per node; consecutive ranks fill a node
   double matmul_flops_per_s = 0;               ///< per device, the rate matrix products run at

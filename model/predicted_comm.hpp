@@ -16,14 +16,19 @@ namespace tplab::model {
 /// CommCounters records it: the number of calls, and the logical size N summed over the calls
 /// (nccl-tests' N: the full result of an all-gather, the full input of a reduce-scatter).
 struct PredictedCollective {
+  /// The collective.
   Collective collective = Collective::all_reduce;
   std::string group;  ///< the group's name, as the scheme's grid calls it ("tp", "row", ...)
+  /// Ranks in the group.
   int group_size = 0;
+  /// Calls in the phase.
   std::int64_t calls = 0;
+  /// N, summed over the calls.
   std::int64_t elements = 0;
 
   /// N x bus_factor: what crosses each rank's link in a ring algorithm.
   double bus_elements() const;
+  /// The same collective, group and counts.
   bool operator==(const PredictedCollective&) const = default;
 };
 
@@ -47,7 +52,10 @@ class PhaseComm {
 
 /// The collectives one rank issues in one block's (or linear pair's) forward and backward.
 struct CommPrediction {
+  /// The collectives of forward and of backward.
+  ///@{
   PhaseComm forward, backward;
+  ///@}
   /// Forward and backward together, per collective and group.
   PhaseComm total() const;
 };

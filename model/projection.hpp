@@ -16,8 +16,10 @@ namespace tplab::model {
 
 /// One collective on one group over a step (forward + backward), and its time.
 struct TimedCollective {
+  /// The collective, its group and its counts over the step.
   PredictedCollective row;
   bool inter_node = false;  ///< some group of this name spans two nodes
+  /// Its alpha-beta time on the link it crosses.
   CollectiveTime time;
 };
 
@@ -46,9 +48,13 @@ struct Projection {
   std::optional<double> korthikanti_bytes;
   bool fits_memory = false;  ///< weights + activations within the device's memory
 
+  /// Whether the scheme has a grid for these devices.
   bool fits() const { return why_not.empty(); }
+  /// Communication time: latency plus bandwidth terms.
   double comm_s() const { return comm_latency_s + comm_bandwidth_s; }
+  /// Step time: compute plus communication (no overlap).
   double step_s() const { return compute_s + comm_s(); }
+  /// The share of the step spent communicating, comm_s() / step_s().
   double comm_share() const { return step_s() > 0 ? comm_s() / step_s() : 0; }
 };
 

@@ -21,6 +21,7 @@ namespace tplab::model {
 /// Which world ranks form the groups of one name: ranks with equal color(rank) form one group,
 /// as they do in the scheme's grid (the color it gives Comm::split).
 struct GroupLayout {
+  /// The groups' name, as the grid calls them ("tp", "row", "depth", ...).
   std::string name;
   int size = 1;                   ///< ranks per group
   std::function<int(int)> color;  ///< world rank -> which group of this name it belongs to

@@ -17,10 +17,15 @@ namespace tplab::verify {
 
 /// One verification run.
 struct RunConfig {
+  /// The scheme: "1d", "2d", "2.5d" or "3d".
   std::string scheme = "1d";
+  /// 2.5D's depth, 3D's regathering.
   SchemeOptions options;
+  /// The global block: b, s, h, n.
   BlockShape shape{2, 16, 64, 4};
+  /// The element type the scheme computes in.
   DType dtype = DType::f64;
+  /// Seed of the inputs, parameters and output gradient, the same on every rank.
   std::uint64_t seed = 1;
   bool exact = false;         ///< integer inputs, linear pair only, zero tolerance
   bool check_finite = false;  ///< stop at the first stage of the block that makes a NaN or Inf
@@ -28,28 +33,39 @@ struct RunConfig {
 
 /// What one run found, complete on every rank.
 struct RunResult {
+  /// What was run.
   RunConfig config;
+  /// p, the number of ranks.
   int world_size = 0;
   std::string backend;  ///< e.g. "cpu/mpi"
   std::string grid;     ///< e.g. "q=2 d=2"
+  /// The verdict on every output and gradient, merged over all ranks.
   std::vector<TensorCheck> tensors;
+  /// The collectives of forward and of backward, as the counters recorded them.
+  ///@{
   std::vector<CollectiveCount> comm_forward, comm_backward;  ///< this rank's own
+  ///@}
   /// This rank's collectives against the cost model (model/), which predicts them exactly.
   model::CommCheck comm;
   /// Every rank's collectives match the model; a run whose communication differs fails.
   bool comm_match = false;
   std::vector<int> comm_mismatch_ranks;  ///< the ranks whose collectives differ from the model
+  /// Wall time of forward and of backward on this rank.
+  ///@{
   double forward_seconds = 0, backward_seconds = 0;
+  ///@}
   std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
   bool pass = false;            ///< every tensor passes and comm_match
 };
 
 /// One tensor a rank compares with the reference: its shard, as the placement cuts it.
 struct ShardToCheck {
+  /// The tensor: "y", "d_wq", ...
   std::string name;
   const HostArray* reference = nullptr;        ///< the whole global tensor
   const TensorPlacement* placement = nullptr;  ///< which block each rank holds
   std::vector<double> got;                     ///< this rank's shard, row-major, as f64
+  /// The tolerance of its dtype.
   Tolerance tolerance;
   double scale = 0;  ///< atol is tolerance.atol_scale times this (the reference's RMS)
 };

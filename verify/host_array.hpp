@@ -13,7 +13,9 @@ namespace tplab::verify {
 
 /// A row-major f64 array with extents (a vector has one extent).
 struct HostArray {
+  /// The array's extents: [rows, cols] or [n].
   Extents extents;
+  /// Its elements, row-major.
   std::vector<double> values;
 
   /// The block `range` of this array seen as a matrix (a vector as [1, n]), row-major.

@@ -16,27 +16,40 @@ namespace tplab::verify {
 
 /// The verdict on one tensor. Fields before merge() describe this rank's shard; after, all ranks.
 struct TensorCheck {
+  /// The tensor: "y", "d_wq", ...
   std::string name;
+  /// Its global extents.
   Extents global;
   double max_abs = 0;  ///< max |got - ref|
   double rel_l2 = 0;   ///< ||got - ref|| / ||ref||
+  /// The absolute and relative tolerance of an element: |got - ref| <= atol + rtol |ref|.
+  ///@{
   double atol = 0, rtol = 0;
+  ///@}
   double max_rel_l2 = 0;          ///< infinite where no L2 bound applies (a zero gradient)
   double share = 0;               ///< largest share of the tolerance any element or the L2 used
   std::int64_t worst_index = -1;  ///< global row-major index of the element with that share
+  /// The computed and the reference value of the worst element.
+  ///@{
   double worst_got = 0, worst_ref = 0;
+  ///@}
   std::int64_t nonfinite = 0;  ///< NaN or Inf elements
+  /// Global row-major index of the first NaN or Inf element (-1: none).
   std::int64_t first_nonfinite = -1;
   int replicas = 1;               ///< ranks holding each block (1 when the tensor is sharded)
   std::string replicas_differ;    ///< empty, or which ranks hold different bits for one block
   int replica_first = -1;         ///< a rank whose replica another one differs from ...
   int replica_other = -1;         ///< ... and that other rank
   double replica_difference = 0;  ///< max |difference| between those two replicas
+  /// Whether the tensor is within its tolerance everywhere, finite, and its replicas agree.
   bool pass = false;
 
   std::uint64_t hash = 0;  ///< of this rank's shard's bits (kept by merging)
   // sums kept for merging shards
+  /// Sums of (got - ref)^2 and ref^2 over the elements seen so far, for rel_l2.
+  ///@{
   double sum_sq_diff = 0, sum_sq_ref = 0;
+  ///@}
 };
 
 /// Compares a rank's shard `got` (values of the block `range`) with the global reference.
@@ -51,6 +64,7 @@ double rms(const std::vector<double>& values);
 
 /// Fields a rank sends so that every rank can merge the checks.
 inline constexpr std::size_t kCheckFields = 11;
+/// The fields of `c` another rank needs to merge it, as doubles.
 std::array<double, kCheckFields> pack(const TensorCheck& c);
 /// Folds another rank's packed check into `c`.
 void merge(TensorCheck& c, std::span<const double> packed);

@@ -13,8 +13,11 @@ namespace tplab::verify {
 /// most max_rel_l2. atol is atol_scale times the RMS of the reference tensor, so one setting
 /// fits tensors of every magnitude (a weight gradient sums over all tokens; a bias is O(1)).
 struct Tolerance {
+  /// atol over the RMS of the reference tensor.
   double atol_scale = 0;
+  /// The relative tolerance of an element.
   double rtol = 0;
+  /// The largest relative L2 error ||got - ref|| / ||ref|| a tensor may have.
   double max_rel_l2 = 0;
   std::string_view basis;  ///< where the numbers come from, for reports
 };
@@ -23,8 +26,11 @@ struct Tolerance {
 /// and a relative error means nothing. It is checked with |got - ref| <= atol alone, atol taken
 /// from the scale of a sibling tensor whose terms have the same size.
 struct ZeroGradient {
+  /// The gradient: "d_bk".
   std::string_view tensor;
+  /// The sibling whose RMS sets atol: "d_bq".
   std::string_view scale_from;
+  /// Why it is zero, for reports.
   std::string_view why;
 };
 

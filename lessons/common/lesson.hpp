@@ -28,6 +28,7 @@ using verify::Tolerance;
 /// Thrown by TPLAB_TODO(): this part of the exercise is not written yet.
 class NotStarted : public std::runtime_error {
  public:
+  /// `where`: the file and line of the TODO.
   explicit NotStarted(const std::string& where) : std::runtime_error(where) {}
 };
 
@@ -45,19 +46,27 @@ Tolerance exact_tolerance();
 /// One tensor of a lesson and how the project's notation names its shard, e.g. ("W1",
 /// "[h, 4h/t]"); the shape printed beside it comes from the placement.
 struct ShardNote {
+  /// The tensor as the lesson names it: "W1".
   std::string label;
+  /// Its shard in the project's notation: "[h, 4h/t]".
   std::string notation;
+  /// Where it lives: the shard's real extents on every rank.
   const TensorPlacement* placement = nullptr;
 };
 
 /// The ranks of one lesson run, its device, and the checks it has made so far.
 class Lesson {
  public:
+  /// A lesson on the ranks of `world`, computing on `device`.
   Lesson(Comm& world, Device& device) : world_(world), device_(device) {}
 
+  /// Every rank of the run.
   Comm& world() { return world_; }
+  /// This rank's device.
   Device& device() { return device_; }
+  /// This rank's number in the world.
   int rank() const { return world_.rank(); }
+  /// The number of ranks, p.
   int size() const { return world_.size(); }
 
   /// Prints, on rank 0, what every rank holds: "rank 1: W1[h, 4h/t] = [16, 32]".
