@@ -113,7 +113,8 @@ void print_error_growth() {
              kRows);
   fmt::print("  {:>6}  {:>14}  {:>14}  {:>14}\n", "L", "f32 / f32", "bf16 / f32", "bf16 / bf16");
   for (std::int64_t length : {16, 256, 4096, 65536}) {
-    const std::vector<double> a = draw(kRows * length, 31, false), b = draw(kRows * length, 32, false);
+    const std::vector<double> a = draw(kRows * length, 31, false),
+                              b = draw(kRows * length, 32, false);
     const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
     std::vector<double> exact, f32, mixed, bf16;
     for (int row = 0; row < kRows; ++row) {
