@@ -8,7 +8,7 @@
 namespace tplab::lessons::spmd {
 namespace {
 
-constexpr std::int64_t kElements = 24;  // n: divisible by every world size the lesson runs
+constexpr std::int64_t kElements = 24;  // N: divisible by every world size the lesson runs
 
 /// A one-element tensor holding `value`, for the scalar rows of the table.
 Tensor scalar(Device& device, double value) {
@@ -22,7 +22,7 @@ bool run(Lesson& lesson) {
   require_world_size(lesson, kElements % p == 0,
                      fmt::format("lesson 00 cuts its {} elements into p equal pieces", kElements),
                      {1, 2, 3, 4});
-  // Row r of X[p, n] is rank r's own X_r: different data on every rank, one program.
+  // Row r of X[p, N] is rank r's own X_r: different data on every rank, one program.
   const HostArray x = host_array({p, kElements}, draw(p * kElements, 7, true));
   HostArray sum{{kElements}, std::vector<double>(kElements, 0.0)};
   for (int r = 0; r < p; ++r) {
@@ -35,7 +35,7 @@ bool run(Lesson& lesson) {
     return std::pair<std::int64_t, std::int64_t>{r, 0};
   });
   const TensorPlacement sum_place = replicated("S", sum.extents, p);
-  lesson.print_shards({{"X_r", "[1, n]", &x_place}, {"S", "[n]", &sum_place}});
+  lesson.print_shards({{"X_r", "[1, N]", &x_place}, {"S", "[N]", &sum_place}});
 
   Device& device = lesson.device();
   CommCounters& counters = lesson.world().counters();
@@ -59,7 +59,7 @@ bool run(Lesson& lesson) {
                 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * bytes / bandwidth);
   const bool pass = lesson.report("global sum (exact) and the cost of one all-reduce");
   if (lesson.rank() == 0) {
-    fmt::print("  sent: elements one rank sent in the all-reduce of n = {}, as counted ({:g})\n",
+    fmt::print("  sent: elements one rank sent in the all-reduce of N = {}, as counted ({:g})\n",
                kElements, measured);
     fmt::print("  busbw at algbw 100 GB/s; seconds for 1 GiB at alpha 5 us, 50 GB/s\n");
   }

@@ -14,10 +14,11 @@ Tensor global_sum(Device& device, Comm& world, const Tensor& x_local) {
   TPLAB_TODO();
 }
 
-double ring_all_reduce_elements(int p, std::int64_t n) {
-  // TODO: a ring all-reduce is a reduce-scatter then an all-gather, each p - 1 steps of n/p.
+double ring_all_reduce_elements(int p, std::int64_t elements) {
+  // TODO: a ring all-reduce is a reduce-scatter then an all-gather, each p - 1 steps of N/p
+  //       (N = elements).
   (void)p;
-  (void)n;
+  (void)elements;
   TPLAB_TODO();
 }
 

@@ -7,11 +7,11 @@
 
 namespace tplab::lessons::spmd {
 
-/// S[n] = sum over ranks r of X_r[n], on every rank (X_r is this rank's own tensor).
+/// S[N] = sum over ranks r of X_r[N], on every rank (X_r is this rank's own tensor).
 Tensor global_sum(Device& device, Comm& world, const Tensor& x_local);
 
-/// Elements one rank sends in a ring all-reduce of n elements over p ranks.
-double ring_all_reduce_elements(int p, std::int64_t n);
+/// Elements one rank sends in a ring all-reduce of `elements` (N) elements over p ranks.
+double ring_all_reduce_elements(int p, std::int64_t elements);
 
 /// The bus bandwidth of an all-reduce that ran at algorithm bandwidth `algbw` on p ranks.
 double all_reduce_bus_bandwidth(double algbw, int p);

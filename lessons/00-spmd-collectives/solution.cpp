@@ -11,9 +11,9 @@ Tensor global_sum(Device& device, Comm& world, const Tensor& x_local) {
   return sum;
 }
 
-double ring_all_reduce_elements(int p, std::int64_t n) {
-  // reduce-scatter: p - 1 steps of n/p; all-gather: p - 1 more.
-  return 2.0 * (p - 1) / p * static_cast<double>(n);
+double ring_all_reduce_elements(int p, std::int64_t elements) {
+  // reduce-scatter: p - 1 steps of N/p; all-gather: p - 1 more.
+  return 2.0 * (p - 1) / p * static_cast<double>(elements);
 }
 
 double all_reduce_bus_bandwidth(double algbw, int p) {

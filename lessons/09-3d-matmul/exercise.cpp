@@ -8,8 +8,8 @@ namespace tplab::lessons::matmul_3d {
 Tensor matmul_3d(Device& device, const Grid3D& grid, const Tensor& x_shard, const Tensor& w_shard) {
   // TODO: 1. X~ = all_gather of x_shard over grid.input:   [m/q^2, in/q] -> [m/q, in/q]
   //       2. W~ = all_gather of w_shard over grid.weight:  [in/q^2, out/q] -> [in/q, out/q]
-  //       3. P  = X~ W~, this rank's in-features only:     [m/q, in/q] x [in/q, out/q] -> [m/q,
-  //       out/q]
+  //       3. P  = X~ W~, a partial sum over this rank's in-features only:
+  //             [m/q, in/q] x [in/q, out/q] -> [m/q, out/q]
   //       4. Y  = reduce_scatter of P over grid.output:    [m/q, out/q] -> [m/q^2, out/q]
   (void)device;
   (void)grid;

@@ -16,7 +16,7 @@ namespace tplab::lessons::mixed_precision {
 namespace {
 
 constexpr std::int64_t kDots = 64;      // K independent dot products: one row of a matmul
-constexpr std::int64_t kLength = 4096;  // n: the inner extent, as a layer with h = 4096 has
+constexpr std::int64_t kLength = 4096;  // L: the inner extent, as a layer with h = 4096 has
 
 /// The quiet NaN every NaN result is compared as: a NaN's payload is free.
 constexpr std::uint16_t kCanonicalNan = 0x7FC0;
@@ -106,31 +106,32 @@ double rel_l2(const std::vector<double>& got, const std::vector<double>& want) {
   return std::sqrt(diff / norm);
 }
 
-/// Rank 0 prints how far each way of computing 16 dot products of length n lies from f64.
+/// Rank 0 prints how far each way of computing 16 dot products of length L lies from f64.
 void print_error_growth() {
   constexpr int kRows = 16;
-  fmt::print("\nrel_l2 against f64 of {} dot products of uniform [-1, 1) values, by length n:\n",
+  fmt::print("\nrel_l2 against f64 of {} dot products of uniform [-1, 1) values, by length L:\n",
              kRows);
-  fmt::print("  {:>6}  {:>14}  {:>14}  {:>14}\n", "n", "f32 / f32", "bf16 / f32", "bf16 / bf16");
-  for (std::int64_t n : {16, 256, 4096, 65536}) {
-    const std::vector<double> a = draw(kRows * n, 31, false), b = draw(kRows * n, 32, false);
+  fmt::print("  {:>6}  {:>14}  {:>14}  {:>14}\n", "L", "f32 / f32", "bf16 / f32", "bf16 / bf16");
+  for (std::int64_t length : {16, 256, 4096, 65536}) {
+    const std::vector<double> a = draw(kRows * length, 31, false),
+                              b = draw(kRows * length, 32, false);
     const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
     std::vector<double> exact, f32, mixed, bf16;
     for (int row = 0; row < kRows; ++row) {
-      const std::size_t at = static_cast<std::size_t>(row * n);
+      const std::size_t at = static_cast<std::size_t>(row * length);
       double e = 0;
       float s = 0;
-      for (std::int64_t i = 0; i < n; ++i) {
+      for (std::int64_t i = 0; i < length; ++i) {
         e += static_cast<double>(af[at + i]) * static_cast<double>(bf[at + i]);
         s += af[at + i] * bf[at + i];
       }
       exact.push_back(e);
       f32.push_back(s);
-      mixed.push_back(dot_bf16({af.data() + at, static_cast<std::size_t>(n)},
-                               {bf.data() + at, static_cast<std::size_t>(n)}));
-      bf16.push_back(bf16_accumulated_dot(af.data() + at, bf.data() + at, n));
+      mixed.push_back(dot_bf16({af.data() + at, static_cast<std::size_t>(length)},
+                               {bf.data() + at, static_cast<std::size_t>(length)}));
+      bf16.push_back(bf16_accumulated_dot(af.data() + at, bf.data() + at, length));
     }
-    fmt::print("  {:>6}  {:>14.2e}  {:>14.2e}  {:>14.2e}\n", n, rel_l2(f32, exact),
+    fmt::print("  {:>6}  {:>14.2e}  {:>14.2e}  {:>14.2e}\n", length, rel_l2(f32, exact),
                rel_l2(mixed, exact), rel_l2(bf16, exact));
   }
   fmt::print("  (storage / accumulation; verify's bf16 tolerance: rel_l2 {:g})\n",
@@ -175,7 +176,7 @@ bool run(Lesson& lesson) {
   lesson.expect("from_bf16", host_array({count(want_back)}, want_back), back_place,
                 as_tensor(got_back), exact_tolerance());
 
-  // 2. K dot products of length n: A[K, n] and B[K, n], their columns split over the ranks.
+  // 2. K dot products of length L: A[K, L] and B[K, L], their columns split over the ranks.
   const std::vector<double> a = draw(kDots * kLength, 41, false);
   const std::vector<double> b = draw(kDots * kLength, 42, false);
   const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
@@ -197,7 +198,7 @@ bool run(Lesson& lesson) {
   const auto column_block = [](int r) { return std::pair<std::int64_t, std::int64_t>{0, r}; };
   const TensorPlacement a_place = blocked("A", {kDots, kLength}, "Shard(1)", t, 1, t, column_block);
   lesson.print_shards(
-      {{"A_r", "[K, n/t]", &a_place}, {"B_r", "[K, n/t]", &a_place}, {"D", "[K]", &dots_place}});
+      {{"A_r", "[K, L/t]", &a_place}, {"B_r", "[K, L/t]", &a_place}, {"D", "[K]", &dots_place}});
   std::vector<double> partial(kDots);
   for (std::int64_t k = 0; k < kDots; ++k) {
     const std::int64_t at = k * kLength + lesson.rank() * part;
@@ -217,10 +218,10 @@ bool run(Lesson& lesson) {
         "  to_bf16: the bits of {} values (the rounding cases, then values of every "
         "magnitude); from_bf16: all 65536 patterns, as f32 bits\n",
         cases.size());
-    fmt::print("  dot_bf16: K = {} dots of n = {}, against the same sums computed here\n", kDots,
+    fmt::print("  dot_bf16: K = {} dots of L = {}, against the same sums computed here\n", kDots,
                kLength);
     fmt::print(
-        "  dot vs f64: each rank's dot_bf16 over its n/t, summed in f32 over the ranks, "
+        "  dot vs f64: each rank's dot_bf16 over its L/t, summed in f32 over the ranks, "
         "against f64 within verify's bf16 tolerance\n");
     if (pass) print_error_growth();
     std::fflush(stdout);

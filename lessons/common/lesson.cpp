@@ -22,7 +22,7 @@ Tolerance exact_tolerance() {
 
 void Lesson::print_shards(const std::vector<ShardNote>& notes) const {
   if (rank() != 0) return;
-  fmt::print("what each rank holds (t = {}):\n", size());
+  fmt::print("what each rank holds (p = {} ranks):\n", size());
   for (int r = 0; r < size(); ++r) {
     std::vector<std::string> parts;
     for (const ShardNote& n : notes) {
@@ -76,7 +76,7 @@ bool Lesson::report(const std::string& title) {
   bool pass = true;
   for (const TensorCheck& c : checks) pass = pass && c.pass;
   if (rank() == 0) {
-    fmt::print("\n{} (t = {})\n", title, size());
+    fmt::print("\n{} (p = {} ranks)\n", title, size());
     verify::print_tensor_table(checks, stdout);
     std::fflush(stdout);
   }
