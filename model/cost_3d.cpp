@@ -10,21 +10,22 @@
 /// A reading linear all-gathers X over its input axis and reduce-scatters Y over its output
 /// axis; the writing linear swaps the two axes (tp3d/linear_roles.hpp). W is gathered over
 /// "weight". The reads share one gather of their input (InputGather3D).
-///   forward:  all_gather     input    X [m/q^2, in/q] -> [m/q, in/q]         1 call   m in / q^2
-///             all_gather     weight   each W [in/q^2, out/q] -> [in/q, out/q]  per linear, in out
-///             / q^2 reduce_scatter output   each reading Y [m/q, out/q]              per read, m
-///             out / q^2 all_gather     output   the writer's X [m/q^2, in'/q]            1 call m
-///             in' / q^2 reduce_scatter input    the writer's Y [m/q, out'/q]             1 call m
-///             out' / q^2
-///   backward: all_gather     input    the writer's dY                          1 call   m out' /
-///   q^2
-///             reduce_scatter weight   each dW                                  per linear, in out
-///             / q^2 all_reduce     input_weight   the writer's db [out'/q]          1 call   out'
-///             / q reduce_scatter output   the writer's dX~                         1 call   m in'
-///             / q^2 all_gather     output   each reading dY                          per read, m
-///             out / q^2 all_reduce     output_weight  each reading db [out/q]           per read,
-///             out / q reduce_scatter input    the reads' summed dX~                    1 call   m
-///             in / q^2
+/// One row per collective: phase, collective, group, what it moves, how often, elements.
+/// <pre>
+///   forward   all_gather      input          X [m/q^2, in/q] -> [m/q, in/q]   once      m in/q^2
+///   forward   all_gather      weight         W [in/q^2, out/q] -> [in/q, out/q]
+///                                                                    per linear  in out/q^2
+///   forward   reduce_scatter  output         reading Y [m/q, out/q]  per read  m out/q^2
+///   forward   all_gather      output         writer's X [m/q^2, in'/q]  once   m in'/q^2
+///   forward   reduce_scatter  input          writer's Y [m/q, out'/q]   once   m out'/q^2
+///   backward  all_gather      input          writer's dY                once   m out'/q^2
+///   backward  reduce_scatter  weight         each dW            per linear  in out/q^2
+///   backward  all_reduce      input_weight   writer's db [out'/q]       once   out'/q
+///   backward  reduce_scatter  output         writer's dX~               once   m in'/q^2
+///   backward  all_gather      output         each reading dY        per read   m out/q^2
+///   backward  all_reduce      output_weight  each reading db [out/q]  per read  out/q
+///   backward  reduce_scatter  input          the reads' summed dX~      once   m in/q^2
+/// </pre>
 ///   regather adds in backward the forward's all_gathers of X (input and output) and of W.
 ///
 /// ---- LayerNorm: features over "output", gamma and beta repeated over "input_weight"

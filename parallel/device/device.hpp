@@ -72,10 +72,10 @@ class Device {
   /// dscores = scale * probs * (dprobs - rowsum(dprobs * probs)).
   virtual void causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
                                        Tensor& dscores) = 0;
-  /// [b*s, n*d] (token-major, head i in columns i*d..i*d+d-1) -> [b*n, s, d] (head-major).
+  /// [b*s, h] (token-major; head i in columns i*h/n..(i+1)*h/n-1) -> [b*n, s, h/n] (head-major).
   virtual void split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads,
                            Tensor& out) = 0;
-  /// The inverse of split_heads: [b*n, s, d] -> [b*s, n*d].
+  /// The inverse of split_heads: [b*n, s, h/n] -> [b*s, h].
   virtual void merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads,
                            Tensor& out) = 0;
 
