@@ -41,7 +41,9 @@ struct RunResult {
   std::vector<int> comm_mismatch_ranks;  ///< the ranks whose collectives differ from the model
   double forward_seconds = 0, backward_seconds = 0;
   std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
-  bool pass = false;            ///< every tensor passes and comm_match
+  /// The same as the cost model predicts it (RankCost::activation_elements in this dtype).
+  std::size_t saved_bytes_model = 0;
+  bool pass = false;  ///< every tensor passes and comm_match
 };
 
 /// One tensor a rank compares with the reference: its shard, as the placement cuts it.
