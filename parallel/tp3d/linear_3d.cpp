@@ -11,6 +11,7 @@ Linear3D::Linear3D(Device& device, const Grid3D& grid, LinearRoles roles, Tensor
       output_group_(grid.axis(roles.output)),
       bias_group_(grid.plane_with_weight(roles.output)),
       regather_(regather),
+      overlap_(grid.overlap),
       weight_(std::move(weight)),
       bias_(std::move(bias)) {}
 
@@ -41,15 +42,21 @@ Tensor Linear3D::backward(const Tensor& dy, const Tensor& x_gathered) {
   output_group_.all_gather(dy, dy_gathered);
   const Tensor weight_gathered = regather_ ? gather_weight() : weight_gathered_;
 
-  Tensor dx_gathered = device_.empty(x_gathered.extents(), dy.dtype());
-  // [m/q, out/q] x [in/q, out/q]^T -> [m/q, in/q]   (a partial sum: this rank's out-features)
-  device_.matmul(dy_gathered, Transpose::no, weight_gathered, Transpose::yes, dx_gathered);
-
   Tensor weight_grad_gathered = device_.empty(weight_gathered.extents(), dy.dtype());
   // [m/q, in/q]^T x [m/q, out/q] -> [in/q, out/q]   (a partial sum: this rank's tokens)
   device_.matmul(x_gathered, Transpose::yes, dy_gathered, Transpose::no, weight_grad_gathered);
   weight_grad_ = device_.empty(weight_.extents(), dy.dtype());
-  weight_group_.reduce_scatter(weight_grad_gathered, weight_grad_);
+  CommRequest weight_sum;  // with overlap, in flight during dX~'s product
+  if (overlap_) {
+    weight_sum = weight_group_.start_reduce_scatter(weight_grad_gathered, weight_grad_);
+  } else {
+    weight_group_.reduce_scatter(weight_grad_gathered, weight_grad_);
+  }
+
+  Tensor dx_gathered = device_.empty(x_gathered.extents(), dy.dtype());
+  // [m/q, out/q] x [in/q, out/q]^T -> [m/q, in/q]   (a partial sum: this rank's out-features)
+  device_.matmul(dy_gathered, Transpose::no, weight_gathered, Transpose::yes, dx_gathered);
+  weight_sum.wait();
 
   // The bias is the same on the q^2 ranks of the output x weight plane, whose dY together
   // cover every token.

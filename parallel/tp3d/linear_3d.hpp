@@ -31,7 +31,8 @@ namespace tplab::tp3d {
 /// InputGather3D, so that linears reading the same X (Q, K and V) share them.
 ///
 /// W~ is kept from forward for backward, or, with `regather`, gathered again there (see
-/// InputGather3D for the trade).
+/// InputGather3D for the trade). Backward computes dW before dX~; on a grid that overlaps,
+/// dW's reduce-scatter is started and travels while dX~ is computed.
 class Linear3D {
  public:
   /// A layer with this rank\'s weight and bias shards, in the given roles; with `regather`,
@@ -60,6 +61,7 @@ class Linear3D {
   Comm& output_group_;
   Comm& bias_group_;
   bool regather_;
+  bool overlap_;  // the grid's: dW's reduce-scatter travels during dX~'s product
   Tensor weight_, bias_;
   Tensor weight_gathered_;  // W~, kept unless regathering
   Tensor weight_grad_, bias_grad_;
