@@ -24,8 +24,9 @@ struct SchemeOptions {
   bool regather = false;  ///< 3D: gather X~ and W~ again in backward instead of keeping them
   /// Start collectives early and wait for them only when their result is needed, computing
   /// meanwhile: 1D's sum of dX during the weight gradients, SUMMA's next broadcasts during
-  /// the current product (2D, 2.5D), 3D's gather of the weight during the input's gather
-  /// and of dY during the weight gradient. The same collectives, counted alike.
+  /// the current product (2D, 2.5D), 3D's gather of the next linear's weight during the
+  /// current product and its dW reduce-scatter during dX's. The same collectives, counted
+  /// alike.
   bool overlap = false;
 };
 

@@ -23,8 +23,23 @@ Tensor Linear3D::gather_weight() {
   return gathered;
 }
 
+void Linear3D::prefetch_weight() {
+  if (!overlap_ || prefetched_.defined()) return;
+  // [in/q^2, out/q] -> [in/q, out/q]
+  prefetched_ =
+      device_.empty({weight_.rows() * weight_group_.size(), weight_.cols()}, weight_.dtype());
+  prefetch_ = weight_group_.start_all_gather(weight_, prefetched_);
+}
+
 Tensor Linear3D::forward(const Tensor& x_gathered) {
-  const Tensor weight_gathered = gather_weight();
+  Tensor weight_gathered;
+  if (prefetched_.defined()) {
+    prefetch_.wait();
+    weight_gathered = std::move(prefetched_);
+    prefetched_ = Tensor();
+  } else {
+    weight_gathered = gather_weight();
+  }
   if (!regather_) weight_gathered_ = weight_gathered;
   Tensor partial = device_.empty({x_gathered.rows(), weight_.cols()}, x_gathered.dtype());
   // [m/q, in/q] x [in/q, out/q] -> [m/q, out/q]   (a partial sum: this rank's in-features only)

@@ -23,7 +23,8 @@ namespace tplab::tp3d {
 class Scheme3D final : public Scheme {
  public:
   /// `regather`: gather X~ and W~ again in backward instead of keeping them from forward.
-  /// With `overlap`, each linear's reduce-scatter of dW travels while dX~ is computed.
+  /// With `overlap`, the next linear's W~ is gathered during the current product, and each
+  /// linear's reduce-scatter of dW travels while dX~ is computed.
   explicit Scheme3D(bool regather = false, bool overlap = false)
       : regather_(regather), overlap_(overlap) {}
 
