@@ -82,14 +82,17 @@ TEST(SequenceParallel, ADroppedCollectiveIsCaught) {
   // all-reduces of the replicated gradients (bo, b2, LN1's and LN2's gamma and beta).
   const std::pair<Collective, int> calls[] = {
       {Collective::all_gather, 6}, {Collective::reduce_scatter, 4}, {Collective::all_reduce, 4}};
-  for (const auto& [collective, count] : calls) {
-    for (int dropped = 0; dropped < count; ++dropped) {
-      FaultyComm faulty(*world, Fault{"tp", dropped, collective});
-      const RunResult r = run_verification(faulty, device, c);
-      EXPECT_FALSE(r.pass) << "dropping " << collective_name(collective) << " " << dropped
-                           << " went unnoticed";
-      EXPECT_FALSE(r.comm_match) << collective_name(collective) << " " << dropped;
-      world->barrier();
+  for (bool overlap : {false, true}) {
+    c.options.overlap = overlap;
+    for (const auto& [collective, count] : calls) {
+      for (int dropped = 0; dropped < count; ++dropped) {
+        FaultyComm faulty(*world, Fault{"tp", dropped, collective});
+        const RunResult r = run_verification(faulty, device, c);
+        EXPECT_FALSE(r.pass) << "dropping " << collective_name(collective) << " " << dropped
+                             << (overlap ? " (overlap)" : "") << " went unnoticed";
+        EXPECT_FALSE(r.comm_match) << collective_name(collective) << " " << dropped;
+        world->barrier();
+      }
     }
   }
 }
