@@ -6,7 +6,6 @@
 #include <fstream>
 #include <map>
 
-#include "rank_cost.hpp"
 #include "bench_commands.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
@@ -14,6 +13,7 @@
 #include "job_series.hpp"
 #include "mpi_launch.hpp"
 #include "process_resources.hpp"
+#include "rank_cost.hpp"
 #include "step_timer.hpp"
 
 namespace tplab::app {
@@ -29,6 +29,8 @@ struct ScalingOptions {
   int repeats = 5;
   int depth = 0;
   bool regather = false;
+  std::string overlap = "off";
+  bool compare_overlap = false;
   bool reference = false;
   std::string json;
   int timeout = 600;
@@ -67,7 +69,8 @@ double model_bytes_per_rank(const bench::StepTiming& t) {
 }
 
 nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
-                       const std::optional<bench::Spread>& reference) {
+                       const std::optional<bench::Spread>& reference,
+                       const std::optional<bench::OverlapComparison>& overlap) {
   const BlockShape& s = t.config.shape;
   nlohmann::json j = {
       {"scheme", t.config.scheme},
@@ -85,6 +88,8 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
       {"comm_ms_min", t.comm_seconds.min * 1e3},
       {"comm_ms_max", t.comm_seconds.max * 1e3},
       {"comm_least_ms", t.comm_seconds_least.median * 1e3},
+      {"overlap", t.config.options.overlap},
+      {"comm_exposed_ms", t.exposed_seconds.median * 1e3},
       {"comm_share", t.comm_share},
       {"bytes_per_rank", t.bytes_per_rank},
       {"bus_bytes_per_rank", t.bus_bytes_per_rank},
@@ -99,6 +104,12 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
       {"contended", contended(t)},
       {"cores", bench::available_cores()},
       {"oversubscribed", bench::oversubscribed(t.world_size)}};
+  if (overlap) {
+    j["overlap_comparison"] = {{"step_ms_off", overlap->step_off.median * 1e3},
+                               {"step_ms_on", overlap->step_on.median * 1e3},
+                               {"exposed_ms_off", overlap->exposed_off.median * 1e3},
+                               {"exposed_ms_on", overlap->exposed_on.median * 1e3}};
+  }
   if (reference) {
     j["reference_step_ms"] = reference->median * 1e3;
     j["reference_step_ms_min"] = reference->min * 1e3;
@@ -113,6 +124,7 @@ bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
   c.scheme = scheme;
   c.options.depth = o.depth;
   c.options.regather = o.regather;
+  c.options.overlap = o.overlap == "on";
   c.shape = shape;
   c.dtype = parse_dtype(o.dtype);
   c.warmup = o.warmup;
@@ -132,6 +144,8 @@ int scaling_in_world(const ScalingOptions& o) {
     }
     const bench::StepConfig config = config_of(o, o.schemes[0], parse_block_shape(o.shape));
     const bench::StepTiming t = bench::time_step(*world, device, config);
+    std::optional<bench::OverlapComparison> overlap;
+    if (o.compare_overlap) overlap = bench::compare_overlap(*world, device, config);
     std::optional<bench::Spread> reference;
     if (o.reference && world->rank() == 0) reference = bench::time_reference_step(config);
     if (world->rank() == 0) {
@@ -142,14 +156,21 @@ int scaling_in_world(const ScalingOptions& o) {
           t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
           t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second,
           bench::oversubscribed(t.world_size) ? " (oversubscribed)" : "");
+      if (overlap) {
+        fmt::print(
+            "exposed communication (blocked in collectives), medians of {} alternating steps: "
+            "{:.2f} ms without overlap, {:.2f} ms with it; step {:.1f} ms and {:.1f} ms\n",
+            config.repeats, overlap->exposed_off.median * 1e3, overlap->exposed_on.median * 1e3,
+            overlap->step_off.median * 1e3, overlap->step_on.median * 1e3);
+      }
       if (reference) {
         fmt::print("reference (one process, Eigen, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
                    dtype_name(config.dtype), reference->median * 1e3, reference->min * 1e3,
                    reference->max * 1e3);
       }
       if (!o.json.empty()) {
-        std::ofstream(o.json) << nlohmann::json{{"runs", {to_json(t, o.mode, reference)}}}.dump(2)
-                              << "\n";
+        std::ofstream(o.json)
+            << nlohmann::json{{"runs", {to_json(t, o.mode, reference, overlap)}}}.dump(2) << "\n";
       }
     }
     return 0;
@@ -186,7 +207,7 @@ std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& ski
   }
   std::vector<Planned> runs;
   for (const auto& name : chosen_schemes(o)) {
-    const auto scheme = make_scheme(name, {o.depth, o.regather});
+    const auto scheme = make_scheme(name, {o.depth, o.regather, o.overlap == "on"});
     for (const auto& mode : modes_of(o.mode)) {
       for (int np : o.np) {
         const BlockShape shape = shape_for(base, mode, np);
@@ -258,6 +279,16 @@ void print_table(const nlohmann::json& runs, bool reference) {
         r["peak_mem_bytes"].get<double>() / 0x1p20, r["cpu_share"].get<double>(),
         over ? "oversubscribed" : (busy ? "contended" : ""));
   }
+  for (const auto& r : runs) {
+    if (!r.contains("overlap_comparison")) continue;
+    const auto& c = r["overlap_comparison"];
+    fmt::print(
+        "  {} np={}: exposed communication {:.2f} ms without overlap, {:.2f} ms with it "
+        "(step {:.1f} ms, {:.1f} ms)\n",
+        r["scheme"].get<std::string>(), r["np"].get<int>(), c["exposed_ms_off"].get<double>(),
+        c["exposed_ms_on"].get<double>(), c["step_ms_off"].get<double>(),
+        c["step_ms_on"].get<double>());
+  }
   if (reference) {
     for (const auto& r : runs) {
       if (!r.contains("reference_step_ms")) continue;
@@ -274,7 +305,9 @@ void print_table(const nlohmann::json& runs, bool reference) {
       "  MiB/rank: logical bytes of a rank's collectives per step (the counters' N; bus bytes in\n"
       "       the JSON). No cost model is built in: model_bytes_per_rank is null in the JSON.\n"
       "  peak MiB: a rank's peak resident memory while stepping (VmHWM, reset after setup).\n"
-      "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n");
+      "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n"
+      "  exposed communication: the slowest rank's time blocked in collectives (starting and\n"
+      "       waiting for them), medians; with overlap, the part the computation did not hide.\n");
   if (any_contended) {
     fmt::print(
         "  contended: a rank got less than {:.0f}% of a core without oversubscription:\n"
@@ -319,6 +352,8 @@ int drive_scaling(const ScalingOptions& o) {
             "--depth",   std::to_string(o.depth),
             "--json",    json};
         if (o.regather) args.push_back("--regather");
+        args.insert(args.end(), {"--overlap", o.overlap});
+        if (o.compare_overlap) args.push_back("--compare-overlap");
         // The reference runs once per scheme and mode, beside the run with the fewest ranks.
         if (o.reference && !referenced[{p.scheme, p.mode}]) {
           referenced[{p.scheme, p.mode}] = true;
@@ -338,7 +373,7 @@ int drive_scaling(const ScalingOptions& o) {
 
 /// The options `scaling` and `step` share.
 void add_options(CLI::App& cmd, ScalingOptions& o) {
-  cmd.add_option("--scheme", o.schemes, "schemes: 1d, 2d, 2.5d, 3d")
+  cmd.add_option("--scheme", o.schemes, "schemes: 1d, 1d-sp, 2d, 2.5d, 3d")
       ->delimiter(',')
       ->capture_default_str();
   cmd.add_option("--np", o.np, "world sizes")->delimiter(',')->capture_default_str();
@@ -354,6 +389,13 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
   cmd.add_option("--repeats", o.repeats, "timed steps")->capture_default_str();
   cmd.add_option("--depth", o.depth, "2.5D depth d (default: chosen from the world size)");
   cmd.add_flag("--regather", o.regather, "3D: gather X~ and W~ again in backward");
+  cmd.add_option("--overlap", o.overlap,
+                 "on: start collectives early and compute while they travel")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  cmd.add_flag("--compare-overlap", o.compare_overlap,
+               "also run steps with overlap off and on, alternating, and report the exposed "
+               "communication of both (bench step does this by default)");
   cmd.add_flag("--reference", o.reference,
                "also time the single-device reference on the first run of each scheme");
   cmd.add_option("--json", o.json, "write the runs as JSON");
@@ -387,6 +429,7 @@ void add_bench_scaling_commands(CLI::App& bench, int& exit_code) {
   step->np = {1};
   step->mode = "strong";
   step->shape = "4,256,1024,16";
+  step->compare_overlap = true;
   CLI::App* step_cmd = bench.add_subcommand(
       "step",
       "Time one forward+backward step (median of repeats after warm-up) at each world size: "

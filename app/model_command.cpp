@@ -103,8 +103,8 @@ void print_header(const BlockShape& shape, const model::HardwareProfile& hw) {
       "  time      FLOPs / rate + per collective (calls x ring steps x latency + N x bus "
       "factor x bytes / bandwidth); no overlap\n");
   fmt::print(
-      "  memory    the block's weights and the activations it keeps for backward (1D: also "
-      "Korthikanti et al.'s formula, with dropout)\n\n");
+      "  memory    the block's weights and the activations it keeps for backward (1D and 1d-sp: "
+      "also Korthikanti et al.'s formula, with dropout)\n\n");
   fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9}\n", "gpus",
              "scheme", "grid", "compute ms", "comm ms", "latency", "bandwidth", "comm", "step ms",
              "weights", "activ.");

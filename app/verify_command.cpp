@@ -33,9 +33,10 @@ struct VerifyOptions {
   std::string json;
   int depth = 0;
   bool regather = false;
+  std::string overlap = "off";
   int timeout = 300;
 
-  SchemeOptions scheme_options() const { return {depth, regather}; }
+  SchemeOptions scheme_options() const { return {depth, regather, overlap == "on"}; }
 };
 
 std::vector<std::string> chosen_schemes(const VerifyOptions& o) {
@@ -151,6 +152,8 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
                                    std::to_string(o.seed),
                                    "--depth",
                                    std::to_string(o.depth),
+                                   "--overlap",
+                                   o.overlap,
                                    "--json",
                                    json};
   if (o.exact) args.push_back("--exact");
@@ -241,7 +244,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "verify",
       "Check every scheme against the single-device reference, tensor by tensor.\n"
       "Launches mpiexec itself; under mpiexec it runs that one world size.");
-  cmd->add_option("--scheme", o->schemes, "schemes to check: 1d, 2d, 2.5d, 3d (default: all)")
+  cmd->add_option("--scheme", o->schemes,
+                  "schemes to check: 1d, 1d-sp, 2d, 2.5d, 3d (default: all)")
       ->delimiter(',');
   cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
   cmd->add_option("--dtype", o->dtypes, "f64, f32")->delimiter(',')->capture_default_str();
@@ -256,6 +260,11 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--regather", o->regather,
                 "3D: keep only the local shards from forward and gather X~ and W~ again in "
                 "backward (less memory, more communication)");
+  cmd->add_option("--overlap", o->overlap,
+                  "on: start collectives early and compute while they run (the same "
+                  "collectives, the same results within tolerance)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();

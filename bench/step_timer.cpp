@@ -5,8 +5,8 @@
 
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
-#include "harness.hpp"
 #include "flops.hpp"
+#include "harness.hpp"
 #include "problem.hpp"
 #include "process_resources.hpp"
 #include "reference_bridge.hpp"
@@ -46,11 +46,14 @@ Shards make_shards(const Scheme& scheme, Comm& world, Device& device, const Step
   for (const auto& [name, array] : inputs) {
     if (is_parameter(name)) {
       s.parameters.emplace(
-          name, verify::upload_shard(device, array, find_placement(placements, name), rank, config.dtype));
+          name, verify::upload_shard(device, array, find_placement(placements, name), rank,
+                                     config.dtype));
     }
   }
-  s.x = verify::upload_shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
-  s.dy = verify::upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
+  s.x = verify::upload_shard(device, inputs.at("x"), find_placement(placements, "x"), rank,
+                             config.dtype);
+  s.dy = verify::upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank,
+                              config.dtype);
   return s;
 }
 
@@ -100,7 +103,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   // From here on the rank holds only what a training step needs: measure its memory from now.
   const bool reset = reset_peak_resident();
 
-  std::vector<double> steps, comms, comms_least;
+  std::vector<double> steps, comms, comms_least, exposed;
   std::int64_t bytes = 0;
   double bus_bytes = 0;
   double wall_seconds = 0, cpu_seconds = 0;
@@ -114,6 +117,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     const double step = seconds_since(start);
     const double cpu = process_cpu_seconds() - cpu_start;
     const double comm = world.counters().total_seconds();
+    const double blocked = world.counters().total_exposed_seconds();
     bytes = world.counters().total_bytes();
     bus_bytes = bus_bytes_of(world.counters());
     if (i < config.warmup) continue;
@@ -122,6 +126,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     steps.push_back(max_over_ranks(world, step));
     comms.push_back(max_over_ranks(world, comm));
     comms_least.push_back(-max_over_ranks(world, -comm));
+    exposed.push_back(max_over_ranks(world, blocked));
   }
   StepTiming t;
   t.config = config;
@@ -130,6 +135,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   t.step_seconds = spread_of(steps);
   t.comm_seconds = spread_of(comms);
   t.comm_seconds_least = spread_of(comms_least);
+  t.exposed_seconds = spread_of(exposed);
   t.comm_share = t.comm_seconds.median / t.step_seconds.median;
   t.bytes_per_rank = static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(bytes)));
   t.bus_bytes_per_rank = max_over_ranks(world, bus_bytes);
@@ -141,6 +147,38 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   t.peak_memory_from_start = max_over_ranks(world, reset ? 0.0 : 1.0) > 0;
   t.cpu_share = -max_over_ranks(world, -cpu_seconds / wall_seconds);  // the smallest share
   return t;
+}
+
+OverlapComparison compare_overlap(Comm& world, Device& device, const StepConfig& config) {
+  if (config.repeats < 1 || config.warmup < 0) {
+    throw UsageError("--repeats must be at least 1 and --warmup at least 0");
+  }
+  SchemeOptions options = config.options;
+  options.overlap = false;
+  const auto blocking = make_scheme(config.scheme, options);
+  options.overlap = true;
+  const auto overlapping = make_scheme(config.scheme, options);
+  blocking->validate(world.size(), config.shape);
+  const Shards shards = make_shards(*blocking, world, device, config);
+  std::unique_ptr<ParallelModule> modules[2] = {
+      blocking->make_module(world, device, config.shape, Workload::block, shards.parameters),
+      overlapping->make_module(world, device, config.shape, Workload::block, shards.parameters)};
+  std::vector<double> steps[2], exposed[2];
+  for (int i = 0; i < config.warmup + config.repeats; ++i) {
+    for (int on = 0; on < 2; ++on) {
+      world.barrier();
+      world.counters().reset();
+      const auto start = Clock::now();
+      modules[on]->forward(shards.x);
+      modules[on]->backward(shards.dy);
+      const double step = seconds_since(start);
+      const double blocked = world.counters().total_exposed_seconds();
+      if (i < config.warmup) continue;
+      steps[on].push_back(max_over_ranks(world, step));
+      exposed[on].push_back(max_over_ranks(world, blocked));
+    }
+  }
+  return {spread_of(steps[0]), spread_of(steps[1]), spread_of(exposed[0]), spread_of(exposed[1])};
 }
 
 Spread time_reference_step(const StepConfig& config) {

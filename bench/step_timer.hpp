@@ -58,6 +58,9 @@ struct StepTiming {
   /// does not wait there, so this holds less of the waiting for slower ranks than
   /// comm_seconds, and comes nearer the transfers alone.
   Spread comm_seconds_least;
+  /// The time the slowest rank was blocked in collectives (CommCounters' exposed time): equal
+  /// to comm_seconds without overlap; with it, what the computation did not hide.
+  Spread exposed_seconds;
   double comm_share = 0;            ///< median comm time / median step time
   std::int64_t bytes_per_rank = 0;  ///< logical bytes (N, as nccl-tests) of a rank's collectives
   double bus_bytes_per_rank = 0;    ///< the same times each collective's bus factor: what
@@ -80,6 +83,18 @@ struct StepTiming {
 
 /// Runs warm-up steps, then `repeats` timed steps. Collective over `world`.
 StepTiming time_step(Comm& world, Device& device, const StepConfig& config);
+
+/// Exposed communication with overlap off and on, measured in one run: the steps of a module
+/// without overlap and of one with it alternate, so that both see the same machine. Medians of
+/// the slowest rank's values.
+struct OverlapComparison {
+  Spread step_off, step_on;        ///< step time
+  Spread exposed_off, exposed_on;  ///< time blocked in collectives
+};
+
+/// Runs `config` (whatever its options.overlap) with overlap off and on, warm-up steps first,
+/// then `repeats` timed steps of each, alternating. Collective over `world`.
+OverlapComparison compare_overlap(Comm& world, Device& device, const StepConfig& config);
 
 /// The single-device reference's time for the same step (median of `repeats` after warm-up),
 /// in f64 or f32 as `config.dtype` says, on this process alone.

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "cost_1d.hpp"
+#include "cost_1d_sp.hpp"
 #include "flops.hpp"
 #include "node_layout.hpp"
 
@@ -57,6 +58,8 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   p.activation_bytes = static_cast<double>(cost.activation_elements) * bytes;
   if (scheme_name == "1d" && bytes == 2)
     p.korthikanti_bytes = korthikanti_activation_bytes_1d(shape, gpus);
+  if (scheme_name == "1d-sp" && bytes == 2)
+    p.korthikanti_bytes = korthikanti_activation_bytes_1d_sp(shape, gpus);
   p.fits_memory = p.weight_bytes + p.activation_bytes <= profile.memory_bytes;
   return p;
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "cost_1d.hpp"
+#include "cost_1d_sp.hpp"
 #include "cost_2d.hpp"
 #include "cost_2p5d.hpp"
 #include "cost_3d.hpp"
@@ -22,6 +23,8 @@ RankCost rank_cost(std::string_view scheme_name, const SchemeOptions& options, i
   RankCost cost;
   if (scheme_name == "1d") {
     cost = cost_1d(shape, world_size, workload);
+  } else if (scheme_name == "1d-sp") {
+    cost = cost_1d_sp(shape, world_size, workload);
   } else if (scheme_name == "2d") {
     cost = cost_2d(shape, square_root(world_size), workload);
   } else if (scheme_name == "2.5d") {

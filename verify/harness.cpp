@@ -165,8 +165,9 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   if (config.exact) require_exact_range(reference, config.dtype);
   const std::vector<TensorPlacement> placements =
       scheme->placements(world.size(), config.shape, workload);
-  const model::CommPrediction predicted =
-      model::rank_cost(config.scheme, config.options, world.size(), config.shape, workload).comm;
+  const model::RankCost cost =
+      model::rank_cost(config.scheme, config.options, world.size(), config.shape, workload);
+  const model::CommPrediction& predicted = cost.comm;
   const int rank = world.rank();
   set_check_finite(config.check_finite);
 
@@ -232,6 +233,8 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   host.fill(most_saved, static_cast<double>(saved_bytes));
   world.all_reduce(most_saved, ReduceOp::max);
   result.saved_bytes = static_cast<std::size_t>(most_saved.data_as<double>()[0]);
+  result.saved_bytes_model =
+      static_cast<std::size_t>(cost.activation_elements) * dtype_size(config.dtype);
 
   // Every rank checked its own collectives; gather the verdicts so that every rank knows.
   Tensor verdict = host.empty({1}, DType::f64);

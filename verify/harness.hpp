@@ -55,7 +55,9 @@ struct RunResult {
   double forward_seconds = 0, backward_seconds = 0;
   ///@}
   std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
-  bool pass = false;            ///< every tensor passes and comm_match
+  /// The same as the cost model predicts it (RankCost::activation_elements in this dtype).
+  std::size_t saved_bytes_model = 0;
+  bool pass = false;  ///< every tensor passes and comm_match
 };
 
 /// One tensor a rank compares with the reference: its shard, as the placement cuts it.

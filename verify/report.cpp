@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "cost_1d_sp.hpp"
+
 namespace tplab::verify {
 namespace {
 
@@ -82,16 +84,27 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
 
 void print_run(const RunResult& run, std::FILE* out) {
   const RunConfig& c = run.config;
-  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}\n", c.scheme, run.world_size,
+  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}\n", c.scheme, run.world_size,
              run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
              c.exact ? " | exact (integer inputs, linear pair)" : "",
-             c.options.regather ? " | regather" : "");
+             c.options.regather ? " | regather" : "", c.options.overlap ? " | overlap" : "");
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
-  fmt::print(out, "  kept from forward for backward: {} bytes on the rank that keeps most{}\n",
-             run.saved_bytes,
+  fmt::print(out,
+             "  kept from forward for backward: {} bytes on the rank that keeps most, model {} "
+             "({}){}\n",
+             run.saved_bytes, run.saved_bytes_model,
+             run.saved_bytes == run.saved_bytes_model ? "equal" : "differs",
              c.options.regather ? " (gathered copies dropped, gathered again)" : "");
+  if (c.scheme == "1d-sp") {
+    const Workload workload = c.exact ? Workload::linear_pair : Workload::block;
+    fmt::print(out, "  sequence parallelism keeps {} bytes fewer than 1d: (t-1)/t x {} (model)\n",
+               static_cast<std::size_t>(
+                   model::sequence_parallel_activation_savings(c.shape, run.world_size, workload)) *
+                   dtype_size(c.dtype),
+               c.exact ? "m h" : "(4 m h + 2 m)");
+  }
   print_comm_check(run, out);
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
@@ -148,6 +161,7 @@ nlohmann::json to_json(const RunResult& run) {
       {"dtype", dtype_name(c.dtype)},
       {"exact", c.exact},
       {"regather", c.options.regather},
+      {"overlap", c.options.overlap},
       {"seed", c.seed},
       {"shape", {{"b", c.shape.b}, {"s", c.shape.s}, {"h", c.shape.h}, {"heads", c.shape.heads}}},
       {"pass", run.pass},
@@ -158,7 +172,8 @@ nlohmann::json to_json(const RunResult& run) {
       {"comm_phases",
        {{"forward", comm_json(run.comm.forward)}, {"backward", comm_json(run.comm.backward)}}},
       {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}},
-      {"saved_bytes", run.saved_bytes}};
+      {"saved_bytes", run.saved_bytes},
+      {"saved_bytes_model", run.saved_bytes_model}};
 }
 
 }  // namespace tplab::verify

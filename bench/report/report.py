@@ -27,7 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
 
-SCHEME_ORDER = ["1d", "2d", "2.5d", "3d"]
+SCHEME_ORDER = ["1d", "1d-sp", "2d", "2.5d", "3d"]
 COLLECTIVE_ORDER = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"]
 OVERSUBSCRIBED = "oversubscribed"
 CONTENDED = "contended"

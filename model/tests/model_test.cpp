@@ -10,6 +10,7 @@
 #include "comm_check.hpp"
 #include "core/error.hpp"
 #include "cost_1d.hpp"
+#include "cost_1d_sp.hpp"
 #include "cost_3d.hpp"
 #include "flops.hpp"
 #include "hardware.hpp"
@@ -52,6 +53,32 @@ TEST(HandComputed, OneDimensionalLinearPairAndOneRank) {
   EXPECT_TRUE(alone.comm.forward.rows().empty()) << "a group of one rank moves nothing";
   EXPECT_TRUE(alone.comm.backward.rows().empty());
   EXPECT_TRUE(alone.groups.empty());
+}
+
+TEST(HandComputed, OneDimensionalWithSequenceParallelismTwoRanks) {
+  // t = 2, m = 4 tokens, h = 8: forward, each sublayer all-gathers its input [4, 8] and
+  // reduce-scatters its output (32 elements each); backward, each gathers dY and its kept input
+  // again (64 per sublayer) and reduce-scatters dX, then bo, b2 (8 each) and the two
+  // LayerNorms' gamma and beta (16 each) are all-reduced.
+  const RankCost c = rank_cost("1d-sp", {}, 2, {1, 4, 8, 2}, Workload::block);
+  EXPECT_EQ(c.comm.forward.rows(),
+            (std::vector<PredictedCollective>{row(C::all_gather, "tp", 2, 2, 64),
+                                              row(C::reduce_scatter, "tp", 2, 2, 64)}));
+  EXPECT_EQ(c.comm.backward.rows(),
+            (std::vector<PredictedCollective>{row(C::all_reduce, "tp", 2, 4, 48),
+                                              row(C::all_gather, "tp", 2, 4, 128),
+                                              row(C::reduce_scatter, "tp", 2, 2, 64)}));
+  EXPECT_EQ(c.parameter_elements,
+            rank_cost("1d", {}, 2, {1, 4, 8, 2}, Workload::block).parameter_elements);
+  // 16 m h / t + b n s^2 / t + 2 m / t = 256 + 16 + 4; 1D keeps (t-1)/t (4 m h + 2 m) = 68 more
+  EXPECT_EQ(c.activation_elements, 256 + 16 + 4);
+  EXPECT_EQ(sequence_parallel_activation_savings({1, 4, 8, 2}, 2, Workload::block), 68);
+  EXPECT_EQ(rank_cost("1d", {}, 2, {1, 4, 8, 2}, Workload::block).activation_elements -
+                c.activation_elements,
+            68);
+  // The bus volume of the [m, h] traffic is 10 (t-1)/t m h, Megatron's; 1D's is 8 (t-1)/t m h.
+  EXPECT_EQ(c.comm.forward.total_bus_elements() + c.comm.backward.total_bus_elements(),
+            10.0 / 2 * 32 + 48.0);
 }
 
 TEST(HandComputed, TwoDimensionalTwoByTwo) {
@@ -248,6 +275,23 @@ TEST(Activations, OneDimensionalIsKorthikantiWithoutDropout) {
       const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
       const double dropout = 2 * m * h + 3.0 * s.b * s.heads * s.s * s.s / t;
       EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d(s, t), ours + dropout - 4 * m);
+    }
+  }
+}
+
+TEST(Activations, SequenceParallelIsKorthikantiWithoutDropout) {
+  // As for 1D, with every term split t ways: the two [m, h] dropout masks, and per head the
+  // [s, s] dropout mask and output, are Korthikanti's and not tplab's; LayerNorm's 1/std [m/t]
+  // twice is tplab's alone.
+  for (const BlockShape& s : kShapes) {
+    for (int t : {1, 2, 4}) {
+      if (s.heads % t != 0 || s.tokens() % t != 0) continue;
+      const double ours =
+          2.0 *
+          static_cast<double>(rank_cost("1d-sp", {}, t, s, Workload::block).activation_elements);
+      const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
+      const double dropout = (2 * m * h + 3.0 * s.b * s.heads * s.s * s.s) / t;
+      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d_sp(s, t), ours + dropout - 4 * m / t);
     }
   }
 }

@@ -7,6 +7,7 @@
 
 #include "comm/collective.hpp"
 #include "comm/comm_counters.hpp"
+#include "comm/comm_request.hpp"
 #include "core/tensor.hpp"
 
 namespace tplab {
@@ -17,6 +18,12 @@ namespace tplab {
 /// rank order: rank r owns rows [r*n/p, (r+1)*n/p) of the full tensor.
 ///
 /// A group of one rank moves nothing over a link: its collectives run but are not counted.
+///
+/// start_all_reduce and its siblings start a collective and return at once, so that a layer
+/// can compute while the data moves; CommRequest::wait() completes it. Such a collective is
+/// counted once, when it completes, with the time the caller spent blocked in it (starting it
+/// and waiting for it) as its exposed time. An implementation without non-blocking transports
+/// inherits ones that run the blocking transport and return a completed request.
 class Comm {
  public:
   /// Who records a collective in the counters.
@@ -55,6 +62,14 @@ class Comm {
   void broadcast(Tensor& x, int root);
   /// out = sum over ranks of in, on root; out is left unchanged on other ranks.
   void reduce(const Tensor& in, Tensor& out, int root);
+  /// all_reduce, started: x holds the result once the request is waited for.
+  CommRequest start_all_reduce(Tensor& x, ReduceOp op = ReduceOp::sum);
+  /// all_gather, started: full holds the result once the request is waited for.
+  CommRequest start_all_gather(const Tensor& shard, Tensor& full);
+  /// reduce_scatter, started: shard holds the result once the request is waited for.
+  CommRequest start_reduce_scatter(const Tensor& full, Tensor& shard);
+  /// broadcast, started: x holds root's x once the request is waited for.
+  CommRequest start_broadcast(Tensor& x, int root);
   /// Waits for every rank of the group.
   virtual void barrier() = 0;
   /// Sub-groups: ranks with the same color form one, ordered by key. Collective over this group.
@@ -71,10 +86,25 @@ class Comm {
   virtual void do_broadcast(Tensor& x, int root) = 0;
   /// The transport of reduce, arguments already checked.
   virtual void do_reduce(const Tensor& in, Tensor& out, int root) = 0;
+  /// Starts the transport of all_reduce; null when it has already completed. By default it
+  /// runs do_all_reduce and returns null.
+  virtual std::unique_ptr<PendingTransport> do_start_all_reduce(Tensor& x, ReduceOp op);
+  /// Starts the transport of all_gather; by default runs do_all_gather and returns null.
+  virtual std::unique_ptr<PendingTransport> do_start_all_gather(const Tensor& shard, Tensor& full);
+  /// Starts the transport of reduce_scatter; by default runs do_reduce_scatter and returns null.
+  virtual std::unique_ptr<PendingTransport> do_start_reduce_scatter(const Tensor& full,
+                                                                    Tensor& shard);
+  /// Starts the transport of broadcast; by default runs do_broadcast and returns null.
+  virtual std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root);
 
  private:
   template <typename F>
   void counted(Collective c, const Tensor& logical, Tensor& result, F&& transport);
+  template <typename F>
+  CommRequest started(Collective c, const Tensor& logical, const Tensor& result, F&& start);
+  void check_gather(const Tensor& shard, const Tensor& full) const;
+  void check_scatter(const Tensor& full, const Tensor& shard) const;
+  void check_root(int root, const char* collective) const;
 
   std::string group_;
   std::shared_ptr<CommCounters> counters_;

@@ -5,7 +5,8 @@
 namespace tplab {
 
 void CommCounters::record(Collective collective, const std::string& group, int group_size,
-                          std::int64_t elements, std::int64_t bytes, double seconds) {
+                          std::int64_t elements, std::int64_t bytes, double seconds,
+                          double exposed_seconds) {
   auto it = counts_.find(std::tuple<std::string_view, Collective>{group, collective});
   if (it == counts_.end()) {
     CollectiveCount first;
@@ -20,6 +21,7 @@ void CommCounters::record(Collective collective, const std::string& group, int g
   c.bytes += bytes;
   c.bus_elements += static_cast<double>(elements) * bus_factor(collective, group_size);
   c.seconds += seconds;
+  c.exposed_seconds += exposed_seconds;
 }
 
 std::vector<CollectiveCount> CommCounters::snapshot() const {
@@ -32,6 +34,12 @@ std::vector<CollectiveCount> CommCounters::snapshot() const {
 double CommCounters::total_seconds() const {
   double s = 0;
   for (const auto& [key, count] : counts_) s += count.seconds;
+  return s;
+}
+
+double CommCounters::total_exposed_seconds() const {
+  double s = 0;
+  for (const auto& [key, count] : counts_) s += count.exposed_seconds;
   return s;
 }
 

@@ -24,24 +24,31 @@ struct CollectiveCount {
   std::int64_t elements = 0;  ///< logical size N summed over calls (the full result, as nccl-tests)
   std::int64_t bytes = 0;     ///< the same in bytes
   double bus_elements = 0;    ///< N x bus_factor summed over calls: what crosses each rank's link
-  double seconds = 0;         ///< wall time inside the collective
+  /// Wall time from the start of each call to its completion. For a started collective
+  /// (Comm::start_all_reduce, ...) this includes the work done while it was in flight.
+  double seconds = 0;
+  /// The part of `seconds` the caller was blocked: the whole call for a blocking collective,
+  /// starting it and waiting for it for a started one. What overlap did not hide.
+  double exposed_seconds = 0;
 };
 
 /// One rank's record of its collectives. All communicators of a rank share one, so a phase
 /// (forward, backward) can be read and reset in one place.
 class CommCounters {
  public:
-  /// Adds one call of `collective` on `group` that moved `elements` (N, `bytes` in bytes) in
-  /// `seconds`.
+  /// Adds one call that moved `elements` (`bytes`) in a group of `group_size`, from its start
+  /// to its completion in `seconds`, `exposed_seconds` of which the caller was blocked.
   void record(Collective collective, const std::string& group, int group_size,
-              std::int64_t elements, std::int64_t bytes, double seconds);
+              std::int64_t elements, std::int64_t bytes, double seconds, double exposed_seconds);
   /// Totals, ordered by group then collective.
   std::vector<CollectiveCount> snapshot() const;
-  /// Seconds inside every collective since the last reset.
+  /// Wall time of every call, start to completion.
   double total_seconds() const;
-  /// Bytes (N) of every collective since the last reset.
+  /// Time the caller was blocked in collectives: equal to total_seconds() without overlap.
+  double total_exposed_seconds() const;
+  /// Logical bytes of every call.
   std::int64_t total_bytes() const;
-  /// Forgets every count: the start of a new phase.
+  /// Forgets every call.
   void reset() { counts_.clear(); }
 
  private:

@@ -19,9 +19,11 @@ namespace tplab {
 /// Unset, nothing is injected. A malformed value throws UsageError on every rank alike.
 void arm_fault_injection(int world_rank);
 
-/// Called by every collective before its transport: fails here if planned.
-void before_collective(Collective collective, const std::string& group);
-/// Called by every collective after its transport: corrupts `result` if planned.
-void after_collective(Collective collective, const std::string& group, Tensor& result);
+/// Called by every collective before its transport starts: fails here if planned. Returns the
+/// collective's number K, which the same collective hands to after_collective (a started
+/// collective completes later, perhaps after others have started).
+long before_collective(Collective collective, const std::string& group);
+/// Called by every collective once its transport has completed: corrupts `result` if planned.
+void after_collective(long index, Collective collective, const std::string& group, Tensor& result);
 
 }  // namespace tplab

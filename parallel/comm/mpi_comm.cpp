@@ -40,6 +40,18 @@ void mpi_check(int code, const char* call) {
   throw InternalError(fmt::format("{} failed: {}", call, std::string_view(text, length)));
 }
 
+/// An MPI request and the tensors it reads and writes, kept alive until it completes.
+class MpiPending final : public PendingTransport {
+ public:
+  MpiPending(const Tensor& in, const Tensor& out) : in_(in), out_(out) {}
+  MPI_Request* request() { return &request_; }
+  void wait() override { mpi_check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait"); }
+
+ private:
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  Tensor in_, out_;
+};
+
 }  // namespace
 
 MpiSession::MpiSession() {
@@ -113,6 +125,38 @@ void MpiComm::do_reduce(const Tensor& in, Tensor& out, int root) {
   mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), is_root ? out.data() : nullptr,
                        count_of(in), mpi_type(in), MPI_SUM, root, comm_),
             "MPI_Reduce");
+}
+
+std::unique_ptr<PendingTransport> MpiComm::do_start_all_reduce(Tensor& x, ReduceOp op) {
+  auto pending = std::make_unique<MpiPending>(x, x);
+  mpi_check(MPI_Iallreduce(MPI_IN_PLACE, x.data(), count_of(x), mpi_type(x),
+                           op == ReduceOp::sum ? MPI_SUM : MPI_MAX, comm_, pending->request()),
+            "MPI_Iallreduce");
+  return pending;
+}
+
+std::unique_ptr<PendingTransport> MpiComm::do_start_all_gather(const Tensor& shard, Tensor& full) {
+  auto pending = std::make_unique<MpiPending>(shard, full);
+  mpi_check(MPI_Iallgather(shard.data(), count_of(shard), mpi_type(shard), full.data(),
+                           count_of(shard), mpi_type(full), comm_, pending->request()),
+            "MPI_Iallgather");
+  return pending;
+}
+
+std::unique_ptr<PendingTransport> MpiComm::do_start_reduce_scatter(const Tensor& full,
+                                                                   Tensor& shard) {
+  auto pending = std::make_unique<MpiPending>(full, shard);
+  mpi_check(MPI_Ireduce_scatter_block(full.data(), shard.data(), count_of(shard), mpi_type(full),
+                                      MPI_SUM, comm_, pending->request()),
+            "MPI_Ireduce_scatter_block");
+  return pending;
+}
+
+std::unique_ptr<PendingTransport> MpiComm::do_start_broadcast(Tensor& x, int root) {
+  auto pending = std::make_unique<MpiPending>(x, x);
+  mpi_check(MPI_Ibcast(x.data(), count_of(x), mpi_type(x), root, comm_, pending->request()),
+            "MPI_Ibcast");
+  return pending;
 }
 
 }  // namespace tplab

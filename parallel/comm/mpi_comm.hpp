@@ -17,7 +17,10 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
-/// Collectives with MPI on host tensors (f64 and f32).
+/// Collectives with MPI on host tensors (f64 and f32); started collectives use MPI's
+/// non-blocking ones (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block, MPI_Ibcast).
+/// Without an asynchronous progress thread, an MPI library may move most of the data only
+/// inside MPI_Wait, so how much a started collective overlaps is the library's to decide.
 class MpiComm final : public Comm {
  public:
   /// All ranks of MPI_COMM_WORLD as the group "world".
@@ -37,6 +40,11 @@ class MpiComm final : public Comm {
   void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
   void do_broadcast(Tensor& x, int root) override;
   void do_reduce(const Tensor& in, Tensor& out, int root) override;
+  std::unique_ptr<PendingTransport> do_start_all_reduce(Tensor& x, ReduceOp op) override;
+  std::unique_ptr<PendingTransport> do_start_all_gather(const Tensor& shard, Tensor& full) override;
+  std::unique_ptr<PendingTransport> do_start_reduce_scatter(const Tensor& full,
+                                                            Tensor& shard) override;
+  std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root) override;
 
  private:
   MpiComm(MPI_Comm comm, bool owned, std::string group, std::shared_ptr<CommCounters> counters);

@@ -63,20 +63,23 @@ std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placeme
 }
 
 std::vector<std::string> scheme_names() {
-  return {"1d", "2d", "2.5d", "3d"};
+  return {"1d", "1d-sp", "2d", "2.5d", "3d"};
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
-  if (name == "1d") return std::make_unique<tp1d::Scheme1D>();
-  if (name == "2d") return std::make_unique<tp2d::Scheme2D>();
+  if (name == "1d") return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{false, options.overlap});
+  if (name == "1d-sp") {
+    return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true, options.overlap});
+  }
+  if (name == "2d") return std::make_unique<tp2d::Scheme2D>(options.overlap);
   if (name == "2.5d") {
     if (options.depth < 0) {
       throw UsageError(
           fmt::format("--depth {}: the depth is a number of layers, at least 1", options.depth));
     }
-    return std::make_unique<tp2p5d::Scheme2p5D>(options.depth);
+    return std::make_unique<tp2p5d::Scheme2p5D>(options.depth, options.overlap);
   }
-  if (name == "3d") return std::make_unique<tp3d::Scheme3D>(options.regather);
+  if (name == "3d") return std::make_unique<tp3d::Scheme3D>(options.regather, options.overlap);
   throw UsageError(
       fmt::format("unknown scheme '{}' (known: {})", name, fmt::join(scheme_names(), ", ")));
 }

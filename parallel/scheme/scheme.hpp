@@ -22,6 +22,12 @@ enum class Workload { block, linear_pair };
 struct SchemeOptions {
   int depth = 0;          ///< 2.5D: number of depth layers d (0: chosen from the world size)
   bool regather = false;  ///< 3D: gather X~ and W~ again in backward instead of keeping them
+  /// Start collectives early and wait for them only when their result is needed, computing
+  /// meanwhile: 1D's sum of dX during the weight gradients, SUMMA's next broadcasts during
+  /// the current product (2D, 2.5D), 3D's gather of the next linear's weight during the
+  /// current product and its dW reduce-scatter during dX's. The same collectives, counted
+  /// alike.
+  bool overlap = false;
 };
 
 /// A tensor-parallel scheme. Everything here except make_module is pure: it depends only on
@@ -29,7 +35,7 @@ struct SchemeOptions {
 class Scheme {
  public:
   virtual ~Scheme() = default;
-  /// "1d", "2d", ...
+  /// "1d", "1d-sp", "2d", ...
   virtual std::string name() const = 0;
   /// Empty when the scheme can run `shape` on `world_size` ranks; otherwise the rule that is
   /// broken, as a phrase such as "1D with 4 heads needs a rank count that divides 4".

@@ -122,6 +122,61 @@ TEST_P(MpiCommTest, CountersRecordLogicalSizesAsNcclTestsDefineThem) {
 std::string dtype_label(const testing::TestParamInfo<DType>& p) {
   return std::string(dtype_name(p.param));
 }
+TEST_P(MpiCommTest, StartedCollectivesMatchBlockingOnesAndAreCountedOnce) {
+  const int p = world->size(), r = world->rank();
+  const auto value = [&](std::int64_t i) { return static_cast<double>(3 * r + i); };
+  Tensor blocking = filled({4, 3}, value), started = filled({4, 3}, value);
+  Tensor shard = filled({2, 3}, value);
+  Tensor gathered = dev.empty({2 * p, 3}, GetParam());
+  Tensor gathered_started = dev.empty({2 * p, 3}, GetParam());
+  Tensor bcast = filled({5}, value), bcast_started = filled({5}, value);
+  Tensor full = filled({2 * p, 2}, value);
+  Tensor scattered = dev.empty({2, 2}, GetParam());
+  Tensor scattered_started = dev.empty({2, 2}, GetParam());
+  world->all_reduce(blocking);
+  world->all_gather(shard, gathered);
+  world->broadcast(bcast, p - 1);
+  world->reduce_scatter(full, scattered);
+  world->counters().reset();
+  // All four in flight at once, waited for in another order than started.
+  CommRequest a = world->start_all_reduce(started);
+  CommRequest g = world->start_all_gather(shard, gathered_started);
+  CommRequest b = world->start_broadcast(bcast_started, p - 1);
+  CommRequest s = world->start_reduce_scatter(full, scattered_started);
+  EXPECT_TRUE(a.pending());
+  s.wait();
+  b.wait();
+  g.wait();
+  a.wait();
+  a.wait();  // a second wait returns at once and records nothing
+  EXPECT_FALSE(a.pending());
+  EXPECT_EQ(read(started), read(blocking));
+  EXPECT_EQ(read(gathered_started), read(gathered));
+  EXPECT_EQ(read(bcast_started), read(bcast));
+  EXPECT_EQ(read(scattered_started), read(scattered));
+  const auto counts = world->counters().snapshot();
+  if (p == 1) {
+    EXPECT_TRUE(counts.empty()) << "a group of one rank moves nothing";
+    return;
+  }
+  ASSERT_EQ(counts.size(), 4u);
+  for (const CollectiveCount& c : counts) {
+    EXPECT_EQ(c.calls, 1) << collective_name(c.collective);
+    EXPECT_GE(c.exposed_seconds, 0.0);
+    EXPECT_LE(c.exposed_seconds, c.seconds) << "exposed time is part of the span";
+  }
+  EXPECT_LE(world->counters().total_exposed_seconds(), world->counters().total_seconds());
+}
+
+TEST_P(MpiCommTest, BlockingCollectivesAreExposedThroughout) {
+  Tensor x = filled({8}, [](std::int64_t i) { return static_cast<double>(i); });
+  world->counters().reset();
+  world->all_reduce(x);
+  for (const CollectiveCount& c : world->counters().snapshot()) {
+    EXPECT_EQ(c.exposed_seconds, c.seconds);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, MpiCommTest, testing::Values(DType::f64, DType::f32), dtype_label);
 
 }  // namespace

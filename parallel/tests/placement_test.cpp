@@ -58,6 +58,27 @@ TEST(Placement, OneDimensionalSchemeRefusesWorldSizesThatSplitHeads) {
   EXPECT_EQ(scheme->usable_world_sizes(shape, 8), (std::vector<int>{1, 2, 4}));
 }
 
+TEST(Placement, SequenceParallelSplitsTheActivationsByTokens) {
+  const auto scheme = make_scheme("1d-sp");
+  const BlockShape shape{2, 8, 16, 4};  // m = 16 tokens
+  for (int t : {1, 2, 4}) {
+    for (auto workload : {Workload::block, Workload::linear_pair}) {
+      for (const auto& p : scheme->placements(t, shape, workload)) expect_even_cover(p);
+    }
+    const auto p = scheme->placements(t, shape, Workload::block);
+    for (auto name : {"x", "y", "dx", "dy"}) {
+      EXPECT_EQ(find_placement(p, name).blocks.at(static_cast<std::size_t>(t - 1)),
+                (BlockRange{(t - 1) * 16 / t, 16 / t, 0, 16}))
+          << name << ": rank r holds tokens r*m/t..(r+1)*m/t-1, every feature";
+    }
+    EXPECT_EQ(find_placement(p, "wq").local_extents(t - 1), (Extents{16, 16 / t}));
+    EXPECT_EQ(find_placement(p, "d_ln1_gamma").rule, "Replicate");
+  }
+  // 4 heads split over 1, 2 and 4 ranks, but 6 tokens only over 1 and 2.
+  EXPECT_EQ(scheme->usable_world_sizes({1, 6, 16, 4}, 8), (std::vector<int>{1, 2}));
+  EXPECT_EQ(make_scheme("1d")->usable_world_sizes({1, 6, 16, 4}, 8), (std::vector<int>{1, 2, 4}));
+}
+
 TEST(Placement, MeshSchemesCoverEveryTensor) {
   const BlockShape shape{12, 4, 72, 12};
   for (const auto& [name, depth, world] :
@@ -93,7 +114,7 @@ TEST(Placement, UnknownSchemeNamesTheKnownOnes) {
     make_scheme("4d");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: 1d, 2d, 2.5d, 3d"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("known: 1d, 1d-sp, 2d, 2.5d, 3d"), std::string::npos);
   }
 }
 

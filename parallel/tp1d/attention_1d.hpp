@@ -7,17 +7,24 @@
 #include "layers/sublayer.hpp"
 #include "scheme/block_shape.hpp"
 #include "tp1d/column_parallel_linear.hpp"
+#include "tp1d/mode_1d.hpp"
 #include "tp1d/row_parallel_linear.hpp"
+#include "tp1d/sublayer_input.hpp"
 
 namespace tplab::tp1d {
 
 /// A[m, h] (replicated) -> f -> Q, K, V column-parallel: rank r owns heads r*n/t..(r+1)*n/t-1
 /// whole -> causal attention, local -> output projection row-parallel (g) -> [m, h] replicated.
 /// One all-reduce forward (g in the projection), one backward (f, for Q, K and V together).
+///
+/// With sequence parallelism A and the output are this rank's tokens [m/t, h]: f all-gathers
+/// A and the projection reduce-scatters its output (see SublayerInput, RowParallelLinear);
+/// attention itself still sees every token of this rank's heads.
 class Attention1D final : public Sublayer {
  public:
   /// The sublayer of this rank, from its parameter shards.
-  Attention1D(Device& device, Comm& tp, const BlockShape& shape, const TensorMap& parameters);
+  Attention1D(Device& device, Comm& tp, const BlockShape& shape, const TensorMap& parameters,
+              Mode1D mode = {});
 
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;
@@ -26,7 +33,7 @@ class Attention1D final : public Sublayer {
 
  private:
   Device& device_;
-  Comm& tp_;
+  SublayerInput input_;
   ColumnParallelLinear query_, key_, value_;
   CausalAttention core_;
   RowParallelLinear projection_;

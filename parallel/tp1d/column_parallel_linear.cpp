@@ -7,6 +7,15 @@ ColumnParallelLinear::ColumnParallelLinear(Device& device, Tensor weight, Tensor
 
 Tensor ColumnParallelLinear::forward(const Tensor& x) {
   x_ = x;
+  return apply(x);
+}
+
+Tensor ColumnParallelLinear::backward(const Tensor& dy) {
+  weight_grads(x_, dy);
+  return input_grad(dy);
+}
+
+Tensor ColumnParallelLinear::apply(const Tensor& x) const {
   Tensor y = device_.empty({x.rows(), weight_.cols()}, x.dtype());
   // [m, in] x [in, out/t] -> [m, out/t]
   device_.matmul(x, Transpose::no, weight_, Transpose::no, y);
@@ -14,16 +23,19 @@ Tensor ColumnParallelLinear::forward(const Tensor& x) {
   return y;
 }
 
-Tensor ColumnParallelLinear::backward(const Tensor& dy) {
-  weight_grad_ = device_.empty(weight_.extents(), dy.dtype());
-  // [m, in]^T x [m, out/t] -> [in, out/t]
-  device_.matmul(x_, Transpose::yes, dy, Transpose::no, weight_grad_);
-  bias_grad_ = device_.empty(bias_.extents(), dy.dtype());
-  device_.column_sum(dy, bias_grad_);
-  Tensor dx = device_.empty(x_.extents(), dy.dtype());
+Tensor ColumnParallelLinear::input_grad(const Tensor& dy) const {
+  Tensor dx = device_.empty({dy.rows(), weight_.rows()}, dy.dtype());
   // [m, out/t] x [in, out/t]^T -> [m, in]   (a partial sum: this rank's columns only)
   device_.matmul(dy, Transpose::no, weight_, Transpose::yes, dx);
   return dx;
+}
+
+void ColumnParallelLinear::weight_grads(const Tensor& x, const Tensor& dy) {
+  weight_grad_ = device_.empty(weight_.extents(), dy.dtype());
+  // [m, in]^T x [m, out/t] -> [in, out/t]
+  device_.matmul(x, Transpose::yes, dy, Transpose::no, weight_grad_);
+  bias_grad_ = device_.empty(bias_.extents(), dy.dtype());
+  device_.column_sum(dy, bias_grad_);
 }
 
 }  // namespace tplab::tp1d

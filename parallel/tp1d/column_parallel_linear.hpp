@@ -12,7 +12,9 @@ namespace tplab::tp1d {
 ///   backward: dY_r -> dW_r = X^T dY_r, db_r = sum_rows dY_r, and the partial dX_r = dY_r W_r^T
 ///
 /// The partial dX_r is returned as is: the caller sums it over ranks with operator f, once for
-/// all column layers that share an input (Q, K and V), instead of once per layer.
+/// all column layers that share an input (Q, K and V), instead of once per layer. A sublayer
+/// that keeps the input itself (SublayerInput) uses apply(), input_grad() and weight_grads(),
+/// which let it sum dX while the weight gradients are computed.
 class ColumnParallelLinear {
  public:
   /// A layer holding this rank\'s weight and bias shards (see the class comment).
@@ -23,11 +25,18 @@ class ColumnParallelLinear {
   /// Output gradient shard -> input gradient shard; computes the weight and bias gradients.
   Tensor backward(const Tensor& dy);
 
+  /// forward() without keeping the input: X[m, in] -> Y_r[m, out/t].
+  Tensor apply(const Tensor& x) const;
+  /// The partial input gradient dY_r W_r^T [m, in], this rank's columns' share of dX.
+  Tensor input_grad(const Tensor& dy) const;
+  /// The weight and bias gradients from the whole input X [m, in] and dY_r [m, out/t].
+  void weight_grads(const Tensor& x, const Tensor& dy);
+
   /// The weight gradient shard (valid after backward).
   const Tensor& weight_grad() const { return weight_grad_; }
   /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
-  /// Bytes kept from forward for backward: the input X.
+  /// Bytes kept from forward for backward: the input X (none after apply()).
   std::size_t saved_bytes() const { return x_.bytes(); }
 
  private:

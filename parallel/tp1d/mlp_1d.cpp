@@ -1,22 +1,21 @@
 #include "tp1d/mlp_1d.hpp"
 
-#include "tp1d/conjugate_operators.hpp"
-
 namespace tplab::tp1d {
 
-Mlp1D::Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation)
+Mlp1D::Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation,
+             Mode1D mode)
     : device_(device),
-      tp_(tp),
       activation_(activation),
+      input_(device, tp, mode),
       fc1_(device, parameters.at("w1"), parameters.at("b1")),
-      fc2_(device, tp, parameters.at("w2"), parameters.at("b2")) {}
+      fc2_(device, tp, parameters.at("w2"), parameters.at("b2"), mode) {}
 
 Tensor Mlp1D::forward(const Tensor& x) {
-  hidden_ = fc1_.forward(OperatorF::forward(x));  // [m, 4h/t]
+  hidden_ = fc1_.apply(input_.forward(x));  // [m, 4h/t]
   if (activation_ == Activation::none) return fc2_.forward(hidden_);
   Tensor activated = device_.empty(hidden_.extents(), hidden_.dtype());
   device_.gelu_forward(hidden_, activated);
-  return fc2_.forward(activated);  // [m, h], all-reduced (g)
+  return fc2_.forward(activated);  // [m, h] all-reduced (g), or [m/t, h] (SP)
 }
 
 Tensor Mlp1D::backward(const Tensor& dout) {
@@ -26,15 +25,14 @@ Tensor Mlp1D::backward(const Tensor& dout) {
     dhidden = device_.empty(hidden_.extents(), hidden_.dtype());
     device_.gelu_backward(hidden_, dactivated, dhidden);
   }
-  Tensor dx = fc1_.backward(dhidden);  // partial [m, h]
-  OperatorF::backward(tp_, dx);
-  return dx;
+  return input_.backward([&] { return fc1_.input_grad(dhidden); },  // partial [m, h]
+                         [&](const Tensor& input) { fc1_.weight_grads(input, dhidden); });
 }
 
 std::size_t Mlp1D::saved_bytes() const {
   // Without an activation, fc2's input is fc1's output itself: counted once.
   const std::size_t fc2_input = activation_ == Activation::gelu ? fc2_.saved_bytes() : 0;
-  return fc1_.saved_bytes() + hidden_.bytes() + fc2_input;
+  return input_.saved_bytes() + hidden_.bytes() + fc2_input;
 }
 
 void Mlp1D::collect_gradients(TensorMap& out) const {

@@ -6,17 +6,23 @@
 #include "layers/activation.hpp"
 #include "layers/sublayer.hpp"
 #include "tp1d/column_parallel_linear.hpp"
+#include "tp1d/mode_1d.hpp"
 #include "tp1d/row_parallel_linear.hpp"
+#include "tp1d/sublayer_input.hpp"
 
 namespace tplab::tp1d {
 
 /// X[m, h] (replicated) -> f -> fc1 column-parallel [m, 4h/t] -> GELU, local -> fc2
 /// row-parallel (g) -> [m, h] replicated. Splitting fc1 by columns makes GELU local: each rank
 /// holds whole elements of fc1's output, never partial sums.
+///
+/// With sequence parallelism X and the output are this rank's tokens [m/t, h]: f all-gathers
+/// X and fc2 reduce-scatters its output (see SublayerInput, RowParallelLinear).
 class Mlp1D final : public Sublayer {
  public:
   /// The sublayer of this rank, from its parameter shards.
-  Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation);
+  Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation,
+        Mode1D mode = {});
 
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dout) override;
@@ -25,8 +31,8 @@ class Mlp1D final : public Sublayer {
 
  private:
   Device& device_;
-  Comm& tp_;
   Activation activation_;
+  SublayerInput input_;
   ColumnParallelLinear fc1_;
   RowParallelLinear fc2_;
   Tensor hidden_;  // fc1's output, kept for GELU's backward

@@ -4,6 +4,7 @@
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "tp1d/mode_1d.hpp"
 
 namespace tplab::tp1d {
 
@@ -14,10 +15,15 @@ namespace tplab::tp1d {
 ///
 /// The bias is added after the all-reduce, so it is counted once, not t times. Its gradient
 /// is the same on every rank, because dY is replicated.
+///
+/// With sequence parallelism (Mode1D) the output is this rank's tokens only:
+///   forward:  Y_r[m/t, out] = reduce_scatter(X_r W_r) + b
+///   backward: dY = all_gather(dY_r) [m, out]; dX_r, dW_r as above; db = all_reduce of
+///             sum_rows dY_r, since each rank sees only its tokens' share of the bias gradient
 class RowParallelLinear {
  public:
   /// A layer holding this rank\'s weight and bias shards (see the class comment).
-  RowParallelLinear(Device& device, Comm& tp, Tensor weight, Tensor bias);
+  RowParallelLinear(Device& device, Comm& tp, Tensor weight, Tensor bias, Mode1D mode = {});
 
   /// This rank's input shard -> its output shard; keeps the input for backward.
   Tensor forward(const Tensor& x);
@@ -34,6 +40,7 @@ class RowParallelLinear {
  private:
   Device& device_;
   Comm& tp_;
+  Mode1D mode_;
   Tensor weight_, bias_;
   Tensor x_;
   Tensor weight_grad_, bias_grad_;

@@ -15,23 +15,26 @@ namespace {
 class Module1D final : public ParallelModule {
  public:
   Module1D(Grid1D grid, Device& device, const BlockShape& shape, Workload workload,
-           const TensorMap& p)
+           const TensorMap& p, Mode1D mode)
       : grid_(std::move(grid)) {
     Comm& tp = *grid_.tp;
     if (workload == Workload::linear_pair) {
       inner_ = std::make_unique<SublayerModule>(
-          std::make_unique<Mlp1D>(device, tp, p, Activation::none));
+          std::make_unique<Mlp1D>(device, tp, p, Activation::none, mode));
       return;
     }
-    // LayerNorm sees whole rows and replicated parameters: no group for either.
+    // LayerNorm sees whole rows: no feature group. Its parameters are replicated; with
+    // sequence parallelism each rank normalizes other tokens, so their gradients are summed
+    // over the group.
+    Comm* replicas = mode.sequence_parallel ? &tp : nullptr;
     inner_ = std::make_unique<PreLnBlock>(
         device,
-        std::make_unique<LayerNorm>(device, nullptr, nullptr, shape.h, p.at("ln1_gamma"),
+        std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln1_gamma"),
                                     p.at("ln1_beta")),
-        std::make_unique<Attention1D>(device, tp, shape, p),
-        std::make_unique<LayerNorm>(device, nullptr, nullptr, shape.h, p.at("ln2_gamma"),
+        std::make_unique<Attention1D>(device, tp, shape, p, mode),
+        std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln2_gamma"),
                                     p.at("ln2_beta")),
-        std::make_unique<Mlp1D>(device, tp, p, Activation::gelu));
+        std::make_unique<Mlp1D>(device, tp, p, Activation::gelu, mode));
   }
 
   Tensor forward(const Tensor& x) override { return inner_->forward(x); }
@@ -48,8 +51,18 @@ class Module1D final : public ParallelModule {
 
 std::string Scheme1D::why_not(int world_size, const BlockShape& shape) const {
   // Whole heads per rank; h and 4h then split too, since the heads divide h.
-  if (shape.heads % world_size == 0) return {};
-  return fmt::format("1D gives each rank whole heads, so 1D with {} heads needs", shape.heads);
+  if (shape.heads % world_size != 0) {
+    const char* label = mode_.sequence_parallel ? "1d-sp" : "1D";
+    return fmt::format("{} gives each rank whole heads, so {} with {} heads needs", label, label,
+                       shape.heads);
+  }
+  if (mode_.sequence_parallel && shape.tokens() % world_size != 0) {
+    return fmt::format(
+        "1d-sp gives each rank an equal share of the tokens for LayerNorm and the residuals, so "
+        "1d-sp with {} tokens (b*s = {}*{}) and {} heads needs",
+        shape.tokens(), shape.b, shape.s, shape.heads);
+  }
+  return {};
 }
 
 std::vector<TensorPlacement> Scheme1D::placements(int world_size, const BlockShape& shape,
@@ -74,7 +87,9 @@ std::vector<TensorPlacement> Scheme1D::placements(int world_size, const BlockSha
   };
 
   std::vector<TensorPlacement> p;
-  for (auto name : {"x", "dy", "y", "dx"}) p.push_back(whole(name));
+  for (auto name : {"x", "dy", "y", "dx"}) {
+    p.push_back(mode_.sequence_parallel ? rows(name) : whole(name));
+  }
   if (workload == Workload::block) {
     for (auto name : {"ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta", "bo"}) {
       p.push_back(whole(name));
@@ -94,7 +109,8 @@ std::unique_ptr<ParallelModule> Scheme1D::make_module(Comm& world, Device& devic
                                                       const BlockShape& shape, Workload workload,
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
-  return std::make_unique<Module1D>(Grid1D::build(world), device, shape, workload, parameters);
+  return std::make_unique<Module1D>(Grid1D::build(world), device, shape, workload, parameters,
+                                    mode_);
 }
 
 }  // namespace tplab::tp1d

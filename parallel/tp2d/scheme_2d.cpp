@@ -106,7 +106,9 @@ std::unique_ptr<ParallelModule> Scheme2D::make_module(Comm& world, Device& devic
                                                       const BlockShape& shape, Workload workload,
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
-  return std::make_unique<Module2D>(Grid2D::build(world), device, shape, workload, parameters);
+  Grid2D grid = Grid2D::build(world);
+  grid.overlap = overlap_;
+  return std::make_unique<Module2D>(std::move(grid), device, shape, workload, parameters);
 }
 
 }  // namespace tplab::tp2d

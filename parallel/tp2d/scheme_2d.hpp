@@ -12,6 +12,8 @@ namespace tplab::tp2d {
 /// column j holds block j.
 class Scheme2D final : public Scheme {
  public:
+  /// With `overlap`, SUMMA starts each step's broadcasts during the previous step's product.
+  explicit Scheme2D(bool overlap = false) : overlap_(overlap) {}
   std::string name() const override { return "2d"; }
   std::vector<int> default_world_sizes() const override { return {4, 9}; }
   std::string describe_grid(int world_size, const BlockShape&) const override {
@@ -23,6 +25,9 @@ class Scheme2D final : public Scheme {
   std::unique_ptr<ParallelModule> make_module(Comm& world, Device& device, const BlockShape& shape,
                                               Workload workload,
                                               TensorMap parameters) const override;
+
+ private:
+  bool overlap_;
 };
 
 /// The placements of 2.5D with `depth` layers (2D is depth 1): rank (i, j, k) holds token block

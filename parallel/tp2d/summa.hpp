@@ -15,6 +15,9 @@ namespace tplab::tp2d {
 /// Step t: the owner of X(i,t) (column t of row i) broadcasts it along row i, the owner of
 /// W(t,j) (row t of column j) broadcasts it along column j, and every rank adds one product.
 /// x [m/q, in/q], w [in/q, out/q] -> [m/q, out/q]. 2q broadcasts per rank.
+///
+/// On a mesh with `overlap`, each function here starts step t+1's broadcasts before step t's
+/// product and waits for them only at step t+1; the products run in the same order either way.
 Tensor summa_forward(Device& device, Grid2D& grid, const Tensor& x, const Tensor& w);
 
 /// dX = dY W^T:  dX(i,t) = sum_j dY(i,j) W(t,j)^T.

@@ -29,7 +29,15 @@ class Module2p5D final : public ParallelModule {
     Tensor dx = inner_->backward(dy);
     // Each layer's gradients cover its own tokens only; the weights they update are the same
     // on every layer, so the layers' gradients are summed (in name order on every rank).
-    for (auto& [name, grad] : inner_->gradients()) grid_.depth->all_reduce(grad);
+    std::vector<CommRequest> sums;
+    for (auto& [name, grad] : inner_->gradients()) {
+      if (grid_.layer.overlap) {
+        sums.push_back(grid_.depth->start_all_reduce(grad));
+      } else {
+        grid_.depth->all_reduce(grad);
+      }
+    }
+    for (CommRequest& sum : sums) sum.wait();
     return dx;
   }
 
@@ -87,8 +95,9 @@ std::unique_ptr<ParallelModule> Scheme2p5D::make_module(Comm& world, Device& dev
                                                         const BlockShape& shape, Workload workload,
                                                         TensorMap parameters) const {
   validate(world.size(), shape);
-  return std::make_unique<Module2p5D>(Grid2p5D::build(world, depth_for(world.size(), shape)),
-                                      device, shape, workload, parameters);
+  Grid2p5D grid = Grid2p5D::build(world, depth_for(world.size(), shape));
+  grid.layer.overlap = overlap_;
+  return std::make_unique<Module2p5D>(std::move(grid), device, shape, workload, parameters);
 }
 
 }  // namespace tplab::tp2p5d

@@ -12,8 +12,10 @@ namespace tplab::tp2p5d {
 /// Wang et al. 2021, "Tesseract", arXiv 2105.14500.
 class Scheme2p5D final : public Scheme {
  public:
-  /// depth 0 picks d for each world size: d = p / q^2 with the largest usable q.
-  explicit Scheme2p5D(int depth) : depth_(depth) {}
+  /// depth 0 picks d for each world size: d = p / q^2 with the largest usable q. With
+  /// `overlap`, SUMMA starts each step's broadcasts during the previous step's product, and
+  /// the depth all-reduces of the gradients are all started before any is waited for.
+  explicit Scheme2p5D(int depth, bool overlap = false) : depth_(depth), overlap_(overlap) {}
   std::string name() const override { return "2.5d"; }
   std::vector<int> default_world_sizes() const override;
   std::string describe_grid(int world_size, const BlockShape& shape) const override;
@@ -29,6 +31,7 @@ class Scheme2p5D final : public Scheme {
 
  private:
   int depth_;
+  bool overlap_;
 };
 
 }  // namespace tplab::tp2p5d

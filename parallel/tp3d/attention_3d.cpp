@@ -18,8 +18,12 @@ Attention3D::Attention3D(Device& device, const Grid3D& grid, const BlockShape& s
 
 Tensor Attention3D::forward(const Tensor& a) {
   const Tensor a_gathered = input_.forward(a);  // [m/q, h/q]
+  // With overlap, each linear's W~ is gathered during the previous product (else no-ops).
+  key_.prefetch_weight();
   const Tensor q = query_.forward(a_gathered);  // [m/q^2, h/q]: this rank's heads
+  value_.prefetch_weight();
   const Tensor k = key_.forward(a_gathered);
+  projection_.prefetch_weight();
   const Tensor v = value_.forward(a_gathered);
   const Tensor ctx = core_.forward(q, k, v);                   // [m/q^2, h/q]
   return projection_.forward(projection_input_.forward(ctx));  // [m/q^2, h/q], block layout

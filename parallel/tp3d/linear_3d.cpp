@@ -11,6 +11,7 @@ Linear3D::Linear3D(Device& device, const Grid3D& grid, LinearRoles roles, Tensor
       output_group_(grid.axis(roles.output)),
       bias_group_(grid.plane_with_weight(roles.output)),
       regather_(regather),
+      overlap_(grid.overlap),
       weight_(std::move(weight)),
       bias_(std::move(bias)) {}
 
@@ -22,8 +23,23 @@ Tensor Linear3D::gather_weight() {
   return gathered;
 }
 
+void Linear3D::prefetch_weight() {
+  if (!overlap_ || prefetched_.defined()) return;
+  // [in/q^2, out/q] -> [in/q, out/q]
+  prefetched_ =
+      device_.empty({weight_.rows() * weight_group_.size(), weight_.cols()}, weight_.dtype());
+  prefetch_ = weight_group_.start_all_gather(weight_, prefetched_);
+}
+
 Tensor Linear3D::forward(const Tensor& x_gathered) {
-  const Tensor weight_gathered = gather_weight();
+  Tensor weight_gathered;
+  if (prefetched_.defined()) {
+    prefetch_.wait();
+    weight_gathered = std::move(prefetched_);
+    prefetched_ = Tensor();
+  } else {
+    weight_gathered = gather_weight();
+  }
   if (!regather_) weight_gathered_ = weight_gathered;
   Tensor partial = device_.empty({x_gathered.rows(), weight_.cols()}, x_gathered.dtype());
   // [m/q, in/q] x [in/q, out/q] -> [m/q, out/q]   (a partial sum: this rank's in-features only)
@@ -41,15 +57,21 @@ Tensor Linear3D::backward(const Tensor& dy, const Tensor& x_gathered) {
   output_group_.all_gather(dy, dy_gathered);
   const Tensor weight_gathered = regather_ ? gather_weight() : weight_gathered_;
 
-  Tensor dx_gathered = device_.empty(x_gathered.extents(), dy.dtype());
-  // [m/q, out/q] x [in/q, out/q]^T -> [m/q, in/q]   (a partial sum: this rank's out-features)
-  device_.matmul(dy_gathered, Transpose::no, weight_gathered, Transpose::yes, dx_gathered);
-
   Tensor weight_grad_gathered = device_.empty(weight_gathered.extents(), dy.dtype());
   // [m/q, in/q]^T x [m/q, out/q] -> [in/q, out/q]   (a partial sum: this rank's tokens)
   device_.matmul(x_gathered, Transpose::yes, dy_gathered, Transpose::no, weight_grad_gathered);
   weight_grad_ = device_.empty(weight_.extents(), dy.dtype());
-  weight_group_.reduce_scatter(weight_grad_gathered, weight_grad_);
+  CommRequest weight_sum;  // with overlap, in flight during dX~'s product
+  if (overlap_) {
+    weight_sum = weight_group_.start_reduce_scatter(weight_grad_gathered, weight_grad_);
+  } else {
+    weight_group_.reduce_scatter(weight_grad_gathered, weight_grad_);
+  }
+
+  Tensor dx_gathered = device_.empty(x_gathered.extents(), dy.dtype());
+  // [m/q, out/q] x [in/q, out/q]^T -> [m/q, in/q]   (a partial sum: this rank's out-features)
+  device_.matmul(dy_gathered, Transpose::no, weight_gathered, Transpose::yes, dx_gathered);
+  weight_sum.wait();
 
   // The bias is the same on the q^2 ranks of the output x weight plane, whose dY together
   // cover every token.

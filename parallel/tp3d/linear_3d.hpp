@@ -31,7 +31,9 @@ namespace tplab::tp3d {
 /// InputGather3D, so that linears reading the same X (Q, K and V) share them.
 ///
 /// W~ is kept from forward for backward, or, with `regather`, gathered again there (see
-/// InputGather3D for the trade).
+/// InputGather3D for the trade). On a grid that overlaps, a sublayer starts the gather of the
+/// next linear's W~ before this one's product (prefetch_weight), and backward starts dW's
+/// reduce-scatter before computing dX~, so that both travel during a product.
 class Linear3D {
  public:
   /// A layer with this rank\'s weight and bias shards, in the given roles; with `regather`,
@@ -41,6 +43,10 @@ class Linear3D {
 
   /// X~ -> Y.
   Tensor forward(const Tensor& x_gathered);
+  /// On a grid that overlaps, starts the all-gather of W~ that the next forward() needs, so
+  /// that it travels while the caller computes something else (the previous linear's
+  /// product); elsewhere does nothing.
+  void prefetch_weight();
   /// dY and X~ -> this layer's dX~ (to be summed and reduce-scattered by InputGather3D); fills
   /// the weight and bias gradients.
   Tensor backward(const Tensor& dy, const Tensor& x_gathered);
@@ -60,8 +66,11 @@ class Linear3D {
   Comm& output_group_;
   Comm& bias_group_;
   bool regather_;
+  bool overlap_;  // the grid's: dW's reduce-scatter travels during dX~'s product
   Tensor weight_, bias_;
   Tensor weight_gathered_;  // W~, kept unless regathering
+  Tensor prefetched_;       // W~ on its way, from prefetch_weight()
+  CommRequest prefetch_;
   Tensor weight_grad_, bias_grad_;
 };
 

@@ -14,6 +14,7 @@ Mlp3D::Mlp3D(Device& device, const Grid3D& grid, const TensorMap& parameters, Ac
       fc2_(device, grid, kWritesBlockLayout, parameters.at("w2"), parameters.at("b2"), regather) {}
 
 Tensor Mlp3D::forward(const Tensor& x) {
+  fc2_.prefetch_weight();  // with overlap, W2~ is gathered during fc1's product
   Tensor hidden = fc1_.forward(fc1_input_.forward(x));  // [m/q^2, 4h/q]
   if (activation_ == Activation::gelu) {
     hidden_ = hidden;

@@ -128,7 +128,9 @@ std::unique_ptr<ParallelModule> Scheme3D::make_module(Comm& world, Device& devic
                                                       const BlockShape& shape, Workload workload,
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
-  return std::make_unique<Module3D>(Grid3D::build(world), device, shape, workload, parameters,
+  Grid3D grid = Grid3D::build(world);
+  grid.overlap = overlap_;
+  return std::make_unique<Module3D>(std::move(grid), device, shape, workload, parameters,
                                     regather_);
 }
 

@@ -23,7 +23,10 @@ namespace tplab::tp3d {
 class Scheme3D final : public Scheme {
  public:
   /// `regather`: gather X~ and W~ again in backward instead of keeping them from forward.
-  explicit Scheme3D(bool regather = false) : regather_(regather) {}
+  /// With `overlap`, the next linear's W~ is gathered during the current product, and each
+  /// linear's reduce-scatter of dW travels while dX~ is computed.
+  explicit Scheme3D(bool regather = false, bool overlap = false)
+      : regather_(regather), overlap_(overlap) {}
 
   std::string name() const override { return "3d"; }
   std::vector<int> default_world_sizes() const override { return {8, 27}; }
@@ -39,6 +42,7 @@ class Scheme3D final : public Scheme {
 
  private:
   bool regather_;
+  bool overlap_;
 };
 
 }  // namespace tplab::tp3d

@@ -16,6 +16,7 @@ def main():
                     "regather", "saved_bytes", "comm_match", "comm_phases"):
             assert key in run, f"run lacks {key}"
         assert run["saved_bytes"] > 0, "forward keeps something for backward"
+        assert run["saved_bytes"] == run["saved_bytes_model"], "kept bytes differ from the model"
         assert set(run["shape"]) == {"b", "s", "h", "heads"}
         assert run["tensors"], "run checked no tensor"
         for t in run["tensors"]:

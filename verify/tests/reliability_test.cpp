@@ -77,6 +77,7 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
     c.scheme = d.pick(scheme_names());
     c.options.depth = c.scheme == "2.5d" ? d.between(0, 2) : 0;
     c.options.regather = d.between(0, 1) == 1;
+    c.options.overlap = d.between(0, 1) == 1;
     c.shape = draw_shape(d);
     c.dtype = d.between(0, 1) == 0 ? DType::f64 : DType::f32;
     c.exact = d.between(0, 3) == 0;
@@ -91,7 +92,7 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
       EXPECT_TRUE(r.pass) << "configuration " << ran << " of seed " << run_seed << ": " << c.scheme
                           << " np=" << p << " " << to_string(c.shape) << " " << dtype_name(c.dtype)
                           << (c.exact ? " exact" : "") << " depth=" << c.options.depth
-                          << " seed=" << c.seed;
+                          << (c.options.overlap ? " overlap" : "") << " seed=" << c.seed;
     }
     ++per_scheme[c.scheme];
     ++ran;
