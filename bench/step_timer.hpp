@@ -88,8 +88,10 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config);
 /// without overlap and of one with it alternate, so that both see the same machine. Medians of
 /// the slowest rank's values.
 struct OverlapComparison {
-  Spread step_off, step_on;        ///< step time
-  Spread exposed_off, exposed_on;  ///< time blocked in collectives
+  Spread step_off;     ///< step time, overlap off
+  Spread step_on;      ///< step time, overlap on
+  Spread exposed_off;  ///< time blocked in collectives, overlap off
+  Spread exposed_on;   ///< time blocked in collectives, overlap on
 };
 
 /// Runs `config` (whatever its options.overlap) with overlap off and on, warm-up steps first,
