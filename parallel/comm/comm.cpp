@@ -27,7 +27,7 @@ void Comm::counted(Collective c, const Tensor& logical, Tensor& result, F&& tran
   after_collective(c, group_, result);
   if (size() == 1) return;  // nothing crossed a link
   counters_->record(c, group_, size(), logical.numel(), static_cast<std::int64_t>(logical.bytes()),
-                    elapsed.count());
+                    transport_seconds(elapsed.count()));
 }
 
 void Comm::all_reduce(Tensor& x, ReduceOp op) {
