@@ -30,8 +30,8 @@ long issued = 0;           // collectives this process has issued so far
 Plan parse(std::string_view text) {
   const auto bad = [&](std::string_view why) {
     return UsageError(fmt::format(
-        "TPLAB_INJECT_FAULT='{}': {}; expected rank=R,collective=K,kind=throw|exit|kill|nan", text,
-        why));
+        "TPLAB_INJECT_FAULT='{}': {}; expected rank=R,collective=K,kind=throw|exit|kill|nan",
+        text, why));
   };
   Plan p;
   bool has_rank = false, has_collective = false, has_kind = false;
@@ -59,30 +59,23 @@ Plan parse(std::string_view text) {
       p.collective = number();
       has_collective = true;
     } else if (key == "kind") {
-      if (value == "throw")
-        p.kind = Kind::throw_error;
-      else if (value == "exit")
-        p.kind = Kind::exit_process;
-      else if (value == "kill")
-        p.kind = Kind::kill_process;
-      else if (value == "nan")
-        p.kind = Kind::nan;
-      else
-        throw bad(fmt::format("unknown kind '{}'", value));
+      if (value == "throw") p.kind = Kind::throw_error;
+      else if (value == "exit") p.kind = Kind::exit_process;
+      else if (value == "kill") p.kind = Kind::kill_process;
+      else if (value == "nan") p.kind = Kind::nan;
+      else throw bad(fmt::format("unknown kind '{}'", value));
       has_kind = true;
     } else {
       throw bad(fmt::format("unknown key '{}'", key));
     }
     start = comma + 1;
   }
-  if (!has_rank || !has_collective || !has_kind)
-    throw bad("rank, collective and kind are all needed");
+  if (!has_rank || !has_collective || !has_kind) throw bad("rank, collective and kind are all needed");
   return p;
 }
 
 std::string where(Collective collective, const std::string& group) {
-  return fmt::format("collective #{} ({} on group '{}')", issued, collective_name(collective),
-                     group);
+  return fmt::format("collective #{} ({} on group '{}')", issued, collective_name(collective), group);
 }
 
 }  // namespace
@@ -98,11 +91,11 @@ void arm_fault_injection(int world_rank) {
 
 void before_collective(Collective collective, const std::string& group) {
   if (!plan || issued != plan->collective || plan->kind == Kind::nan) return;
-  const std::string message = fmt::format("rank {} fails on purpose (TPLAB_INJECT_FAULT) at {}",
-                                          plan->rank, where(collective, group));
+  const std::string message =
+      fmt::format("rank {} fails on purpose (TPLAB_INJECT_FAULT) at {}", plan->rank,
+                  where(collective, group));
   switch (plan->kind) {
-    case Kind::throw_error:
-      throw std::runtime_error(message);
+    case Kind::throw_error: throw std::runtime_error(message);
     case Kind::exit_process:
       fmt::print(stderr, "tplab: {}: exiting\n", message);
       std::fflush(stderr);
@@ -112,8 +105,7 @@ void before_collective(Collective collective, const std::string& group) {
       std::fflush(stderr);
       kill(getpid(), SIGKILL);
       break;
-    case Kind::nan:
-      break;
+    case Kind::nan: break;
   }
 }
 
@@ -122,10 +114,8 @@ void after_collective(Collective collective, const std::string& group, Tensor& r
       result.device() == DeviceKind::cpu && result.numel() > 0) {
     fmt::print(stderr, "tplab: rank {} puts a NaN into the result of {} (TPLAB_INJECT_FAULT)\n",
                plan->rank, where(collective, group));
-    if (result.dtype() == DType::f64)
-      result.data_as<double>()[0] = std::numeric_limits<double>::quiet_NaN();
-    if (result.dtype() == DType::f32)
-      result.data_as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+    if (result.dtype() == DType::f64) result.data_as<double>()[0] = std::numeric_limits<double>::quiet_NaN();
+    if (result.dtype() == DType::f32) result.data_as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
   }
   ++issued;
 }

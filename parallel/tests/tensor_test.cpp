@@ -24,8 +24,8 @@ TEST(BlockShape, ParsesAndRefusesWithMessages) {
   const BlockShape s = parse_block_shape("2,16,64,4");
   EXPECT_EQ(s.tokens(), 32);
   EXPECT_EQ(s.head_dim(), 16);
-  for (const char* bad : {"2,16,64", "2,16,64,4,1", "2,x,64,4", "2,16,-64,4", "0,16,64,4",
-                          "2,4,2,1", "2,16,64,5", "", "2,,64,4", "2.5,16,64,4"}) {
+  for (const char* bad : {"2,16,64", "2,16,64,4,1", "2,x,64,4", "2,16,-64,4", "0,16,64,4", "2,4,2,1",
+                          "2,16,64,5", "", "2,,64,4", "2.5,16,64,4"}) {
     EXPECT_THROW(parse_block_shape(bad), UsageError) << bad;
   }
   try {
