@@ -44,7 +44,7 @@ cmake --build --preset cuda --target tplab cuda_device_tests verify_cuda_tests |
 tplab="$root/build-cuda/bin/tplab"
 
 step "GPU tests (ctest -L cuda)"
-ctest --preset cuda | tee "$out/ctest-cuda.log" || fail "the GPU tests"
+ctest --preset cuda --parallel 3 | tee "$out/ctest-cuda.log" || fail "the GPU tests"
 if grep -q "Skipped" "$out/ctest-cuda.log"; then
   fail "the GPU tests: some were skipped, so they did not see the GPU"
 fi
