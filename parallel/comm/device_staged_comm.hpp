@@ -43,9 +43,9 @@ class DeviceStagedComm final : public Comm {
   /// A tensor's elements in host memory as MPI moves them: the tensor's own memory for host
   /// f64 and f32, else a staged copy (bf16 widened to f32).
   struct Staged {
-    void* data = nullptr;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    int count = 0;
+    void* data = nullptr;                   ///< what MPI reads or writes
+    MPI_Datatype type = MPI_DATATYPE_NULL;  ///< MPI_DOUBLE or MPI_FLOAT
+    int count = 0;                          ///< elements
     std::vector<std::byte> buffer;  ///< the staged copy; empty when data is the tensor's own
   };
 
