@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "device/cuda/kernel_math.hpp"
 #include "device/cuda/launch_plan.hpp"
 
 namespace tplab::cuda {
@@ -76,6 +77,18 @@ __device__ __forceinline__ float exp_of(float v) {
 __device__ __forceinline__ double exp_of(double v) {
   return exp(v);
 }
+/// exp_of as a function object, for OnlineSoftmax (which the host's tests run too).
+struct ExpOf {
+  /// exp(v) in v's type.
+  template <typename A>
+  __host__ __device__ A operator()(A v) const {
+#if defined(__CUDA_ARCH__)
+    return exp_of(v);
+#else
+    return std::exp(v);
+#endif
+  }
+};
 /// 1 / sqrt in the arithmetic type.
 __device__ __forceinline__ float rsqrt_of(float v) {
   return rsqrtf(v);
@@ -191,10 +204,7 @@ __global__ void heads_kernel(const T* x, T* out, std::int64_t heads, std::int64_
                              std::int64_t n, bool merge) {
   for (std::int64_t o = first_index(); o < n; o += grid_stride()) {
     // o indexes the head-major layout [b*n, s, d]
-    const std::int64_t di = o % d;
-    const std::int64_t si = (o / d) % s;
-    const std::int64_t bn = o / (d * s);
-    const std::int64_t token_major = ((bn / heads * s + si) * heads + bn % heads) * d + di;
+    const std::int64_t token_major = token_major_index(o, heads, s, d);
     if (merge) {
       out[token_major] = x[o];
     } else {
@@ -278,17 +288,10 @@ __global__ void causal_softmax_forward_kernel(const T* scores, T* probs, std::in
   const std::int64_t visible = r % s + 1;
   const T* in = scores + r * s;
   T* out = probs + r * s;
-  A running_max = -INFINITY, running_sum = 0;
-  for (std::int64_t c = lane(); c < visible; c += kWarpSize) {
-    const A z = scale * widen(in[c]);
-    const A next_max = max(running_max, z);
-    running_sum = running_sum * exp_of(running_max - next_max) + exp_of(z - next_max);
-    running_max = next_max;
-  }
-  const A row_max = warp_max(running_max);
-  // a lane that saw no element holds sum 0 and max -inf: it adds nothing
-  const A mine = running_sum == A(0) ? A(0) : running_sum * exp_of(running_max - row_max);
-  const A inverse = A(1) / warp_sum(mine);
+  OnlineSoftmax<A> run;
+  for (std::int64_t c = lane(); c < visible; c += kWarpSize) run.add(scale * widen(in[c]), ExpOf{});
+  const A row_max = warp_max(run.max);
+  const A inverse = A(1) / warp_sum(run.sum_at(row_max, ExpOf{}));
   for (std::int64_t c = lane(); c < s; c += kWarpSize) {
     out[c] = narrow<T>(c < visible ? exp_of(scale * widen(in[c]) - row_max) * inverse : A(0));
   }
