@@ -161,6 +161,20 @@ TEST_P(CudaDeviceTest, ElementwiseAndBias) {
   expect_close(dx, "gelu_backward");
 }
 
+TEST_P(CudaDeviceTest, ElementwiseOverSeveralPassesOfTheGrid) {
+  // more elements than one pass of the largest grid takes (16 blocks per multiprocessor of
+  // 256 threads x 8 elements: 4.3 M on 132 multiprocessors), with a ragged end
+  const Extents big{4099, 1201};
+  Pair y = make(big, 30), x = make(big, 31), out = empty(big);
+  cpu.add_inplace(y.cpu, x.cpu);
+  gpu->add_inplace(y.gpu, x.gpu);
+  expect_close(y, "add_inplace, several passes");
+  cpu.gelu_forward(x.cpu, out.cpu);
+  gpu->gelu_forward(x.gpu, out.gpu);
+  expect_close(out, "gelu_forward, several passes");
+  EXPECT_EQ(gpu->first_nonfinite(x.gpu), -1);
+}
+
 TEST_P(CudaDeviceTest, ColumnSumsShortAndTall) {
   for (std::int64_t rows : {1, 37, 3001}) {
     Pair x = make({rows, 70}, 11);

@@ -14,8 +14,9 @@ namespace {
 TEST(LaunchPlan, ElementwiseCoversEveryElementWithBoundedGrids) {
   EXPECT_EQ(elementwise_launch(0, 132).blocks, 0);  // no launch at all
   EXPECT_EQ(elementwise_launch(1, 132).blocks, 1);
-  EXPECT_EQ(elementwise_launch(kThreadsPerBlock, 132).blocks, 1);
-  EXPECT_EQ(elementwise_launch(kThreadsPerBlock + 1, 132).blocks, 2);
+  const std::int64_t tile = kThreadsPerBlock * kElementsPerThread;  // one block's pass
+  EXPECT_EQ(elementwise_launch(tile, 132).blocks, 1);
+  EXPECT_EQ(elementwise_launch(tile + 1, 132).blocks, 2);
   const Launch big = elementwise_launch(std::int64_t{1} << 33, 132);
   EXPECT_EQ(big.threads, kThreadsPerBlock);
   EXPECT_EQ(big.blocks, 16 * 132);  // the grid-stride loop covers the rest

@@ -98,14 +98,37 @@ __device__ __forceinline__ double rsqrt_of(double v) {
   return rsqrt(v);
 }
 
-/// This thread's first index of a grid-stride loop.
-__device__ __forceinline__ std::int64_t first_index() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+/// The element-wise loop. The grid walks over tiles of kElementsPerThread x blockDim elements;
+/// thread t of a block takes elements t, t + blockDim, ... of its tile, so that a warp's
+/// accesses stay contiguous, and it issues all its loads (load(i), which returns what it
+/// read) before any store (store(i, value)): kElementsPerThread loads in flight per thread keep
+/// enough bytes in flight to approach the memory's bandwidth.
+template <typename Load, typename Store>
+__device__ __forceinline__ void for_each_element(std::int64_t n, Load load, Store store) {
+  using Value = decltype(load(std::int64_t{0}));
+  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kElementsPerThread;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * tile;
+  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < n; base += stride) {
+    Value v[kElementsPerThread];
+#pragma unroll
+    for (int k = 0; k < kElementsPerThread; ++k) {
+      const std::int64_t i = base + static_cast<std::int64_t>(k) * blockDim.x;
+      if (i < n) v[k] = load(i);
+    }
+#pragma unroll
+    for (int k = 0; k < kElementsPerThread; ++k) {
+      const std::int64_t i = base + static_cast<std::int64_t>(k) * blockDim.x;
+      if (i < n) store(i, v[k]);
+    }
+  }
 }
-/// The stride of a grid-stride loop: every thread of the grid.
-__device__ __forceinline__ std::int64_t grid_stride() {
-  return static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-}
+
+/// Two values read for one element.
+template <typename A>
+struct Pair {
+  A first = 0;   ///< from the first input
+  A second = 0;  ///< from the second input
+};
 
 /// The sum over the 32 lanes of a warp, on every lane.
 template <typename A>
@@ -139,31 +162,40 @@ __device__ __forceinline__ int lane() {
 template <typename T>
 __global__ void fill_kernel(T* x, std::int64_t n, Acc<T> value) {
   const T v = narrow<T>(value);
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) x[i] = v;
+  for_each_element(
+      n, [](std::int64_t) { return 0; }, [&](std::int64_t i, int) { x[i] = v; });
 }
 
 /// y[i] += x[i].
 template <typename T>
 __global__ void add_kernel(T* y, const T* x, std::int64_t n) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    y[i] = narrow<T>(widen(y[i]) + widen(x[i]));
-  }
+  using A = Acc<T>;
+  for_each_element(
+      n,
+      [&](std::int64_t i) {
+        return Pair<A>{widen(y[i]), widen(x[i])};
+      },
+      [&](std::int64_t i, Pair<A> v) { y[i] = narrow<T>(v.first + v.second); });
 }
 
 /// x[i] *= alpha.
 template <typename T>
 __global__ void scale_kernel(T* x, std::int64_t n, Acc<T> alpha) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    x[i] = narrow<T>(widen(x[i]) * alpha);
-  }
+  for_each_element(
+      n, [&](std::int64_t i) { return widen(x[i]); },
+      [&](std::int64_t i, Acc<T> v) { x[i] = narrow<T>(v * alpha); });
 }
 
 /// y[r, c] += bias[c] over a row-major [n / cols, cols].
 template <typename T>
 __global__ void add_bias_kernel(T* y, const T* bias, std::int64_t n, std::int64_t cols) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    y[i] = narrow<T>(widen(y[i]) + widen(bias[i % cols]));
-  }
+  using A = Acc<T>;
+  for_each_element(
+      n,
+      [&](std::int64_t i) {
+        return Pair<A>{widen(y[i]), widen(bias[i % cols])};
+      },
+      [&](std::int64_t i, Pair<A> v) { y[i] = narrow<T>(v.first + v.second); });
 }
 
 /// sqrt(2/pi) and the cubic coefficient of GELU's tanh form.
@@ -176,11 +208,12 @@ template <typename T>
 __global__ void gelu_forward_kernel(const T* x, T* y, std::int64_t n) {
   using A = Acc<T>;
   const A c = static_cast<A>(kSqrt2OverPi), k = static_cast<A>(kGeluCubic);
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    const A v = widen(x[i]);
-    const A t = tanh_of(c * (v + k * v * v * v));
-    y[i] = narrow<T>(A(0.5) * v * (A(1) + t));
-  }
+  for_each_element(
+      n, [&](std::int64_t i) { return widen(x[i]); },
+      [&](std::int64_t i, A v) {
+        const A t = tanh_of(c * (v + k * v * v * v));
+        y[i] = narrow<T>(A(0.5) * v * (A(1) + t));
+      });
 }
 
 /// dx = dy ((1 + t)/2 + x/2 (1 - t^2) sqrt(2/pi) (1 + 3 0.044715 x^2)), t as in the forward.
@@ -188,13 +221,18 @@ template <typename T>
 __global__ void gelu_backward_kernel(const T* x, const T* dy, T* dx, std::int64_t n) {
   using A = Acc<T>;
   const A c = static_cast<A>(kSqrt2OverPi), k = static_cast<A>(kGeluCubic);
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    const A v = widen(x[i]);
-    const A t = tanh_of(c * (v + k * v * v * v));
-    const A slope =
-        A(0.5) * (A(1) + t) + A(0.5) * v * (A(1) - t * t) * c * (A(1) + A(3) * k * v * v);
-    dx[i] = narrow<T>(widen(dy[i]) * slope);
-  }
+  for_each_element(
+      n,
+      [&](std::int64_t i) {
+        return Pair<A>{widen(x[i]), widen(dy[i])};
+      },
+      [&](std::int64_t i, Pair<A> in) {
+        const A v = in.first;
+        const A t = tanh_of(c * (v + k * v * v * v));
+        const A slope =
+            A(0.5) * (A(1) + t) + A(0.5) * v * (A(1) - t * t) * c * (A(1) + A(3) * k * v * v);
+        dx[i] = narrow<T>(in.second * slope);
+      });
 }
 
 /// out [b*n, s, d] from x [b*s, n*d]: head hi of sequence bi is the columns hi*d..hi*d+d-1 of
@@ -202,27 +240,21 @@ __global__ void gelu_backward_kernel(const T* x, const T* dy, T* dx, std::int64_
 template <typename T>
 __global__ void heads_kernel(const T* x, T* out, std::int64_t heads, std::int64_t s, std::int64_t d,
                              std::int64_t n, bool merge) {
-  for (std::int64_t o = first_index(); o < n; o += grid_stride()) {
-    // o indexes the head-major layout [b*n, s, d]
-    const std::int64_t token_major = token_major_index(o, heads, s, d);
-    if (merge) {
-      out[token_major] = x[o];
-    } else {
-      out[o] = x[token_major];
-    }
-  }
+  // o indexes the head-major layout [b*n, s, d]; values pass through unchanged
+  for_each_element(
+      n, [&](std::int64_t o) { return merge ? x[o] : x[token_major_index(o, heads, s, d)]; },
+      [&](std::int64_t o, T v) { out[merge ? token_major_index(o, heads, s, d) : o] = v; });
 }
 
 /// The smallest index i with x[i] NaN or Inf, by atomicMin into *first (preset to the
 /// largest value).
 template <typename T>
 __global__ void first_nonfinite_kernel(const T* x, std::int64_t n, unsigned long long* first) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    if (!isfinite(widen(x[i]))) {
-      atomicMin(first, static_cast<unsigned long long>(i));
-      return;  // this thread's later indices are larger
-    }
-  }
+  for_each_element(
+      n, [&](std::int64_t i) { return widen(x[i]); },
+      [&](std::int64_t i, Acc<T> v) {
+        if (!isfinite(v)) atomicMin(first, static_cast<unsigned long long>(i));
+      });
 }
 
 // ---- rows: one warp per row ---------------------------------------------------------------------
@@ -234,6 +266,7 @@ __global__ void row_sum_kernel(const T* x, T* out, std::int64_t rows, std::int64
   if (r >= rows) return;  // the whole warp leaves together
   const T* row = x + r * cols;
   Acc<T> sum = 0;
+#pragma unroll 4
   for (std::int64_t c = lane(); c < cols; c += kWarpSize) sum += widen(row[c]);
   sum = warp_sum(sum);
   if (lane() == 0) out[r] = narrow<T>(sum);
@@ -248,6 +281,7 @@ __global__ void row_squared_deviation_kernel(const T* x, const T* mean, T* out, 
   const T* row = x + r * cols;
   const Acc<T> m = widen(mean[r]);
   Acc<T> sum = 0;
+#pragma unroll 4
   for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
     const Acc<T> dev = widen(row[c]) - m;
     sum += dev * dev;
@@ -263,6 +297,7 @@ __global__ void layernorm_sums_kernel(const T* dy, const T* gamma, const T* xhat
   const std::int64_t r = warp_row();
   if (r >= rows) return;
   Acc<T> sum_g = 0, sum_gx = 0;
+#pragma unroll 4
   for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
     const Acc<T> g = widen(dy[r * cols + c]) * widen(gamma[c]);
     sum_g += g;
@@ -289,9 +324,11 @@ __global__ void causal_softmax_forward_kernel(const T* scores, T* probs, std::in
   const T* in = scores + r * s;
   T* out = probs + r * s;
   OnlineSoftmax<A> run;
+#pragma unroll 4
   for (std::int64_t c = lane(); c < visible; c += kWarpSize) run.add(scale * widen(in[c]), ExpOf{});
   const A row_max = warp_max(run.max);
   const A inverse = A(1) / warp_sum(run.sum_at(row_max, ExpOf{}));
+#pragma unroll 4
   for (std::int64_t c = lane(); c < s; c += kWarpSize) {
     out[c] = narrow<T>(c < visible ? exp_of(scale * widen(in[c]) - row_max) * inverse : A(0));
   }
@@ -307,10 +344,12 @@ __global__ void causal_softmax_backward_kernel(const T* probs, const T* dprobs, 
   if (r >= rows) return;
   const std::int64_t base = r * cols;
   A dot = 0;
+#pragma unroll 4
   for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
     dot += widen(probs[base + c]) * widen(dprobs[base + c]);
   }
   dot = warp_sum(dot);
+#pragma unroll 4
   for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
     dscores[base + c] = narrow<T>(scale * widen(probs[base + c]) * (widen(dprobs[base + c]) - dot));
   }
@@ -324,14 +363,16 @@ __global__ void layernorm_apply_kernel(const T* x, const T* mean, const T* var, 
                                        const T* gamma, const T* beta, T* xhat, T* rstd, T* y,
                                        std::int64_t n, std::int64_t cols) {
   using A = Acc<T>;
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    const std::int64_t r = i / cols, c = i % cols;
-    const A inv = rsqrt_of(widen(var[r]) + eps);
-    const A normed = (widen(x[i]) - widen(mean[r])) * inv;
-    xhat[i] = narrow<T>(normed);
-    y[i] = narrow<T>(normed * widen(gamma[c]) + widen(beta[c]));
-    if (c == 0) rstd[r] = narrow<T>(inv);
-  }
+  for_each_element(
+      n, [&](std::int64_t i) { return widen(x[i]); },
+      [&](std::int64_t i, A v) {
+        const std::int64_t r = i / cols, c = i % cols;
+        const A inv = rsqrt_of(widen(var[r]) + eps);
+        const A normed = (v - widen(mean[r])) * inv;
+        xhat[i] = narrow<T>(normed);
+        y[i] = narrow<T>(normed * widen(gamma[c]) + widen(beta[c]));
+        if (c == 0) rstd[r] = narrow<T>(inv);
+      });
 }
 
 /// dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma, means from sums / features.
@@ -340,13 +381,18 @@ __global__ void layernorm_input_kernel(const T* dy, const T* gamma, const T* xha
                                        const T* sums, Acc<T> inv_features, T* dx, std::int64_t n,
                                        std::int64_t cols) {
   using A = Acc<T>;
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    const std::int64_t r = i / cols, c = i % cols;
-    const A g = widen(dy[i]) * widen(gamma[c]);
-    const A mean_g = widen(sums[2 * r]) * inv_features;
-    const A mean_gx = widen(sums[2 * r + 1]) * inv_features;
-    dx[i] = narrow<T>(widen(rstd[r]) * (g - mean_g - widen(xhat[i]) * mean_gx));
-  }
+  for_each_element(
+      n,
+      [&](std::int64_t i) {
+        return Pair<A>{widen(dy[i]), widen(xhat[i])};
+      },
+      [&](std::int64_t i, Pair<A> v) {
+        const std::int64_t r = i / cols, c = i % cols;
+        const A g = v.first * widen(gamma[c]);
+        const A mean_g = widen(sums[2 * r]) * inv_features;
+        const A mean_gx = widen(sums[2 * r + 1]) * inv_features;
+        dx[i] = narrow<T>(widen(rstd[r]) * (g - mean_g - v.second * mean_gx));
+      });
 }
 
 // ---- column sums in two passes ------------------------------------------------------------------
@@ -363,6 +409,7 @@ __global__ void column_partial_kernel(const T* x, const T* y, Acc<T>* partial, s
   const std::int64_t last = min(first + rows_per_chunk, rows);
   A sum = 0;
   if (c < cols) {
+#pragma unroll 4
     for (std::int64_t r = first + threadIdx.y; r < last; r += kRowsPerBlock) {
       const A v = widen(x[r * cols + c]);
       sum += y == nullptr ? v : v * widen(y[r * cols + c]);
@@ -382,7 +429,9 @@ __global__ void column_partial_kernel(const T* x, const T* y, Acc<T>* partial, s
 template <typename T>
 __global__ void column_finish_kernel(const Acc<T>* partial, T* out, std::int64_t chunks,
                                      std::int64_t cols, Acc<T> beta) {
-  for (std::int64_t c = first_index(); c < cols; c += grid_stride()) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t c = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; c < cols;
+       c += stride) {
     Acc<T> total = 0;
     for (std::int64_t k = 0; k < chunks; ++k) total += partial[k * cols + c];
     if (beta != Acc<T>(0)) total += beta * widen(out[c]);

@@ -32,7 +32,8 @@ int as_int(std::int64_t v, const char* what) {
 Launch elementwise_launch(std::int64_t elements, int multiprocessors) {
   check(elements >= 0 && multiprocessors > 0, "elementwise_launch: bad arguments");
   if (elements == 0) return {0, kThreadsPerBlock};
-  const std::int64_t needed = ceil_div(elements, kThreadsPerBlock);
+  const std::int64_t needed =
+      ceil_div(elements, std::int64_t{kThreadsPerBlock} * kElementsPerThread);
   return {std::min(needed, kBlocksPerMultiprocessor * multiprocessors), kThreadsPerBlock};
 }
 

@@ -11,6 +11,9 @@ namespace tplab::cuda {
 
 /// Threads per block of the element-wise kernels.
 inline constexpr int kThreadsPerBlock = 256;
+/// Elements each thread of an element-wise kernel takes per pass of its loop, all loaded
+/// before any is stored: enough loads in flight to keep the memory busy.
+inline constexpr int kElementsPerThread = 8;
 /// Threads in a warp.
 inline constexpr int kWarpSize = 32;
 /// Rows per block of the row kernels, one warp per row.
@@ -25,8 +28,9 @@ struct Launch {
   int threads = 0;          ///< blockDim.x
 };
 
-/// An element-wise kernel over `elements` with a grid-stride loop: enough blocks to fill every
-/// multiprocessor several times over, and no more than the elements need.
+/// An element-wise kernel over `elements`, kElementsPerThread per thread and pass, with a
+/// grid-stride loop: enough blocks to fill every multiprocessor several times over, and no
+/// more than the elements need.
 Launch elementwise_launch(std::int64_t elements, int multiprocessors);
 
 /// A row kernel: one warp per row, kRowsPerBlock rows per block.
