@@ -10,6 +10,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"  # the presets are found from here
 start=$SECONDS
 
 fail() {
@@ -39,7 +40,7 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
 step "build (preset cuda, sm_$arch)"
-cmake --preset cuda -S "$root" -DCMAKE_CUDA_ARCHITECTURES="$arch" >/dev/null || fail "configure"
+cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES="$arch" >/dev/null || fail "configure"
 cmake --build --preset cuda --target tplab cuda_device_tests verify_cuda_tests || fail "build"
 tplab="$root/build-cuda/bin/tplab"
 
