@@ -14,7 +14,8 @@ cd "$root"  # the presets are found from here
 start=$SECONDS
 
 fail() {
-  printf '\ngpu-check: FAILED at %s (after %d s); the output above says why\n' "$*" >&2
+  printf '\ngpu-check: FAILED at %s (after %d s); the output above says why\n' "$*" \
+    "$((SECONDS - start))" >&2
   exit 1
 }
 step() { printf '\n== gpu-check [%d s]: %s\n' "$((SECONDS - start))" "$*"; }
