@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : tplab::app::kExitUsage;
+  } catch (const tplab::NoDeviceError& e) {
+    fmt::print(stderr, "tplab: {}\n", e.what());
+    return tplab::app::kExitNoDevice;
   } catch (const tplab::UsageError& e) {
     fmt::print(stderr, "tplab: error: {}\n", e.what());
     return tplab::app::kExitUsage;

@@ -27,6 +27,7 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
 inline constexpr int kExitFailed = 1;    ///< something disagreed with the reference
 inline constexpr int kExitUsage = 2;     ///< bad input: the message says what would work
 inline constexpr int kExitInternal = 3;  ///< a bug or a crash inside tplab
+inline constexpr int kExitNoDevice = 4;  ///< --backend cuda without a GPU (or without CUDA built)
 inline constexpr int kTimedOut = 124;    ///< a launched job ran past its deadline
 
 }  // namespace tplab::app

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "harness.hpp"
 #include "job_series.hpp"
 #include "layers/finite_check.hpp"
@@ -26,6 +27,8 @@ struct VerifyOptions {
   std::vector<std::string> schemes;
   std::vector<int> np;
   std::vector<std::string> dtypes = {"f64", "f32"};
+  std::string backend = "cpu";
+  std::string comm = "auto";
   std::string shape = std::string(kDefaultShape);
   std::uint64_t seed = 1;
   bool exact = false;
@@ -45,8 +48,30 @@ std::vector<std::string> chosen_schemes(const VerifyOptions& o) {
   return o.schemes;
 }
 
+/// Refuses, before anything runs, a backend, communicator or dtype that cannot go together.
+void validate_backend(const VerifyOptions& o) {
+  if (o.backend != "cpu" && o.backend != "cuda") {
+    throw UsageError(fmt::format("unknown backend '{}' (use cpu or cuda)", o.backend));
+  }
+  if (o.comm != "auto" && o.comm != "mpi" && o.comm != "nccl") {
+    throw UsageError(fmt::format("unknown communicator '{}' (use auto, mpi or nccl)", o.comm));
+  }
+  if (o.backend == "cpu" && o.comm == "nccl") {
+    throw UsageError("--comm nccl moves GPU memory; it needs --backend cuda");
+  }
+  for (const auto& d : o.dtypes) {
+    if (parse_dtype(d) == DType::bf16 && o.backend == "cpu") {
+      throw UsageError("the CPU device computes in f64 or f32; --dtype bf16 needs --backend cuda");
+    }
+  }
+  if (o.exact && o.dtypes == std::vector<std::string>{"bf16"}) {
+    throw UsageError("--exact runs in f64 and f32: bf16 holds integers exactly only up to 256");
+  }
+}
+
 /// The configurations one launch of `world_size` ranks runs: every dtype, the block and the
-/// exact linear pair (or the exact one alone with --exact).
+/// exact linear pair (or the exact one alone with --exact). bf16 has no exact run: it holds
+/// integers exactly only up to 256, and the exact check's sums are larger.
 std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std::string& scheme) {
   std::vector<verify::RunConfig> runs;
   const BlockShape shape = parse_block_shape(o.shape);
@@ -54,6 +79,7 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
     const DType dtype = parse_dtype(d);
     for (bool exact : {false, true}) {
       if (o.exact && !exact) continue;
+      if (exact && dtype == DType::bf16) continue;
       runs.push_back({scheme, o.scheme_options(), shape, dtype, o.seed, exact, o.check_finite});
     }
   }
@@ -62,11 +88,42 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
 
 // ---- inside mpiexec: run the configurations on this world ------------------------------------
 
+/// The device and world communicator of --backend and --comm.
+struct Backend {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<Comm> world;
+};
+
+Backend make_backend(const VerifyOptions& o) {
+  Backend b;
+  if (o.backend == "cpu") {
+    b.device = std::make_unique<CpuDevice>();
+    b.world = MpiComm::world(std::make_shared<CommCounters>());
+  } else {
+    b.device = cuda::make_device_for_rank();
+    b.world = cuda::make_world(*b.device, o.comm, std::make_shared<CommCounters>());
+  }
+  return b;
+}
+
 int verify_in_world(const VerifyOptions& o) {
   MpiSession session;
-  CpuDevice device;
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
-  const int rank = world->rank();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Backend backend;
+  try {
+    validate_backend(o);
+    backend = make_backend(o);
+  } catch (const NoDeviceError& e) {
+    fmt::print(stderr, "tplab: [rank {}/{}] {}\n", rank, size, e.what());
+    return kExitNoDevice;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", rank, size, e.what());
+    return kExitUsage;
+  }
+  Device& device = *backend.device;
+  Comm* world = backend.world.get();
   try {
     if (!o.np.empty() && (o.np.size() != 1 || o.np[0] != world->size())) {
       throw UsageError(
@@ -154,6 +211,10 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
                                    std::to_string(o.depth),
                                    "--overlap",
                                    o.overlap,
+                                   "--backend",
+                                   o.backend,
+                                   "--comm",
+                                   o.comm,
                                    "--json",
                                    json};
   if (o.exact) args.push_back("--exact");
@@ -190,6 +251,11 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
 int drive(const VerifyOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
   for (const auto& d : o.dtypes) parse_dtype(d);
+  validate_backend(o);
+  if (o.backend == "cuda") {
+    const int gpus = cuda::visible_devices();  // NoDeviceError, saying why, when there is none
+    fmt::print("cuda backend: {} GPU{} visible, --comm {}\n", gpus, gpus == 1 ? "" : "s", o.comm);
+  }
   // Schemes named with --scheme must run at every --np; with every scheme implied, those that
   // cannot use a world size are left out of it, and only a world size none can use is refused.
   const bool every_scheme = o.schemes.empty() || o.schemes == std::vector<std::string>{"all"};
@@ -248,7 +314,16 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "schemes to check: 1d, 1d-sp, 2d, 2.5d, 3d (default: all)")
       ->delimiter(',');
   cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
-  cmd->add_option("--dtype", o->dtypes, "f64, f32")->delimiter(',')->capture_default_str();
+  cmd->add_option("--dtype", o->dtypes, "f64, f32, bf16 (bf16 with --backend cuda)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend,
+                  "cpu (Eigen) or cuda (cuBLAS and tplab's kernels, one GPU per rank or shared)")
+      ->capture_default_str();
+  cmd->add_option("--comm", o->comm,
+                  "with --backend cuda: nccl (one GPU per rank), mpi (staged through host memory, "
+                  "so ranks may share a GPU), or auto (nccl when every rank has its own GPU)")
+      ->capture_default_str();
   cmd->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of inputs and weights")->capture_default_str();
   cmd->add_flag("--exact", o->exact,

@@ -1,13 +1,18 @@
-# tplab_add_mpi_test(NAME target RANKS 1 2 4 [TIMEOUT s] [LABELS ...] [ARGS ...])
+# tplab_add_mpi_test(NAME target RANKS 1 2 4 [TIMEOUT s] [DEVICE cpu|cuda] [LABELS ...] [ARGS ...])
 #
+# DEVICE (default cpu) is the test's first label. A cuda test is marked skipped, not passed,
+# when its output says no CUDA device is visible.
 # Registers one CTest test per world size, each running the whole GoogleTest binary under
 # mpiexec. Tests are not discovered with gtest_discover_tests: that would run them without
 # mpiexec. The binary's main() makes a failure on any rank fail every rank, and the CTest
 # timeout turns a hang into a failure instead of a stuck run.
 function(tplab_add_mpi_test name target)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "RANKS;LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT;DEVICE" "RANKS;LABELS;ARGS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
+  endif()
+  if(NOT ARG_DEVICE)
+    set(ARG_DEVICE cpu)
   endif()
   foreach(ranks IN LISTS ARG_RANKS)
     add_test(NAME ${name}.np${ranks}
@@ -15,8 +20,11 @@ function(tplab_add_mpi_test name target)
                      $<TARGET_FILE:${target}> ${ARG_ARGS} ${MPIEXEC_POSTFLAGS})
     set_tests_properties(${name}.np${ranks} PROPERTIES
       TIMEOUT ${ARG_TIMEOUT}
-      LABELS "cpu;mpi;${ARG_LABELS}"
+      LABELS "${ARG_DEVICE};mpi;${ARG_LABELS}"
       PROCESSORS ${ranks}
       ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1")
+    if(ARG_DEVICE STREQUAL "cuda")
+      set_tests_properties(${name}.np${ranks} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA device")
+    endif()
   endforeach()
 endfunction()

@@ -187,12 +187,14 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   result.config = config;
   result.world_size = world.size();
   result.grid = scheme->describe_grid(world.size(), config.shape);
-  result.backend = fmt::format("{}/mpi", device_name(device.kind()));
+  result.backend = fmt::format("{}/{}", device_name(device.kind()), world.transport());
   CommCounters& counters = world.counters();
 
   counters.reset();
+  device.synchronize();  // a GPU may still be uploading; time the forward pass alone
   auto start = Clock::now();
   const Tensor y = module->forward(x);
+  device.synchronize();
   result.forward_seconds = seconds_since(start);
   result.comm_forward = counters.snapshot();
   const std::size_t saved_bytes = module->saved_bytes();
@@ -200,6 +202,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   counters.reset();
   start = Clock::now();
   const Tensor dx = module->backward(dy);
+  device.synchronize();
   result.backward_seconds = seconds_since(start);
   result.comm_backward = counters.snapshot();
   result.comm = model::check_comm(result.comm_forward, result.comm_backward, predicted);

@@ -32,11 +32,11 @@ void Comm::counted(Collective c, const Tensor& logical, Tensor& result, F&& tran
   const long index = before_collective(c, group_);
   const auto start = Clock::now();
   transport();
-  const double elapsed = seconds_between(start, Clock::now());
+  const double seconds = transport_seconds(seconds_between(start, Clock::now()));
   after_collective(index, c, group_, result);
   if (size() == 1) return;  // nothing crossed a link
   counters_->record(c, group_, size(), logical.numel(), static_cast<std::int64_t>(logical.bytes()),
-                    elapsed, elapsed);
+                    seconds, seconds);
 }
 
 template <typename F>
@@ -49,7 +49,9 @@ CommRequest Comm::started(Collective c, const Tensor& logical, const Tensor& res
   const long index = before_collective(c, group_);
   const auto begin = Clock::now();
   std::shared_ptr<PendingTransport> pending = start();
-  const double starting = seconds_between(begin, Clock::now());
+  // A transport that completed at once may have timed itself on a device's stream.
+  const double starting = pending ? seconds_between(begin, Clock::now())
+                                  : transport_seconds(seconds_between(begin, Clock::now()));
   const std::int64_t elements = logical.numel();
   const auto bytes = static_cast<std::int64_t>(logical.bytes());
   // The request keeps the result's storage alive and records the collective once, when it
@@ -61,7 +63,8 @@ CommRequest Comm::started(Collective c, const Tensor& logical, const Tensor& res
     Tensor written = result;
     after_collective(index, c, group_, written);
     if (size() == 1) return;
-    counters_->record(c, group_, size(), elements, bytes, seconds_between(begin, end),
+    const double span = pending ? seconds_between(begin, end) : starting;
+    counters_->record(c, group_, size(), elements, bytes, span,
                       starting + seconds_between(waiting, end));
   });
 }

@@ -45,6 +45,8 @@ class Comm {
   virtual int rank() const = 0;
   /// Number of ranks in the group.
   virtual int size() const = 0;
+  /// How the data moves, for reports: "mpi", "nccl" or "mpi-staged" (MPI through host memory).
+  virtual std::string transport() const = 0;
   /// The group's name in counters and messages ("world", "tp", "row", ...).
   const std::string& group() const { return group_; }
   /// The rank's record of collectives, shared with every group split from this one.
@@ -96,6 +98,10 @@ class Comm {
                                                                     Tensor& shard);
   /// Starts the transport of broadcast; by default runs do_broadcast and returns null.
   virtual std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root);
+  /// The seconds the counters record for the transport just run, given the host's wall time
+  /// around it. A transport that runs on a device's stream (NcclComm) returns the time between
+  /// device events recorded around it instead.
+  virtual double transport_seconds(double host_seconds) { return host_seconds; }
 
  private:
   template <typename F>

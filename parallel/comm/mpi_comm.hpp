@@ -29,6 +29,7 @@ class MpiComm final : public Comm {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  std::string transport() const override { return "mpi"; }
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
   /// The MPI communicator, for raw MPI calls (benchmarks compare against them).

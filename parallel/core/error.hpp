@@ -15,6 +15,13 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The machine lacks what was asked for: no CUDA device is visible, or this build has no CUDA
+/// support. Not the user's input and not a bug, so it has an exit code of its own.
+class NoDeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A broken invariant inside tplab: a bug, never the user's fault.
 class InternalError : public std::logic_error {
  public:

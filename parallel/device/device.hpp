@@ -28,6 +28,9 @@ class Device {
   virtual DeviceKind kind() const = 0;
   /// A short description for reports, e.g. "cpu (Eigen 3.4, 1 thread)".
   virtual std::string description() const = 0;
+  /// Waits until every operation issued so far has finished. Operations of a device that runs
+  /// them asynchronously (CudaDevice) may return before they finish; timers call this first.
+  virtual void synchronize() {}
 
   // ---- memory -------------------------------------------------------------------------------
   /// Uninitialised tensor.

@@ -32,6 +32,7 @@ class FaultyComm final : public Comm {
 
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
+  std::string transport() const override { return inner_->transport(); }
   void barrier() override { inner_->barrier(); }
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
 

@@ -1,0 +1,157 @@
+#include "comm/device_staged_comm.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "core/bf16.hpp"
+#include "core/error.hpp"
+
+namespace tplab {
+namespace {
+
+void mpi_check(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw InternalError(fmt::format("{} failed: {}", call, std::string_view(text, length)));
+}
+
+int count_of(const Tensor& t) {
+  if (t.numel() > std::numeric_limits<int>::max()) {
+    throw InternalError(
+        fmt::format("tensor {} is too large for one MPI call", to_string(t.extents())));
+  }
+  return static_cast<int>(t.numel());
+}
+
+}  // namespace
+
+std::unique_ptr<DeviceStagedComm> DeviceStagedComm::world(std::shared_ptr<CommCounters> counters,
+                                                          std::shared_ptr<StagingCopy> staging) {
+  return std::unique_ptr<DeviceStagedComm>(new DeviceStagedComm(
+      MPI_COMM_WORLD, false, "world", std::move(counters), std::move(staging)));
+}
+
+DeviceStagedComm::DeviceStagedComm(MPI_Comm comm, bool owned, std::string group,
+                                   std::shared_ptr<CommCounters> counters,
+                                   std::shared_ptr<StagingCopy> staging)
+    : Comm(std::move(group), std::move(counters)),
+      comm_(comm),
+      owned_(owned),
+      staging_(std::move(staging)) {
+  check(staging_ != nullptr, "DeviceStagedComm needs a staging copy");
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+DeviceStagedComm::~DeviceStagedComm() {
+  if (owned_) MPI_Comm_free(&comm_);
+}
+
+void DeviceStagedComm::barrier() {
+  mpi_check(MPI_Barrier(comm_), "MPI_Barrier");
+}
+
+std::unique_ptr<Comm> DeviceStagedComm::split(int color, int key, const std::string& group) {
+  MPI_Comm sub = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split(comm_, color, key, &sub), "MPI_Comm_split");
+  return std::unique_ptr<Comm>(new DeviceStagedComm(sub, true, group, shared_counters(), staging_));
+}
+
+DeviceStagedComm::Staged DeviceStagedComm::stage(const Tensor& t, bool read) {
+  Staged s;
+  s.count = count_of(t);
+  const bool widen = t.dtype() == DType::bf16;
+  s.type = t.dtype() == DType::f64 ? MPI_DOUBLE : MPI_FLOAT;
+  if (t.device() == DeviceKind::cpu && !widen) {
+    s.data = const_cast<void*>(t.data());  // MPI's buffers are not const; inputs stay unchanged
+    return s;
+  }
+  s.buffer.resize(static_cast<std::size_t>(s.count) *
+                  (widen ? sizeof(float) : dtype_size(t.dtype())));
+  s.data = s.buffer.data();
+  if (!read) return s;
+  std::vector<std::byte> raw(widen ? t.bytes() : 0);
+  const std::span<std::byte> bytes = widen ? std::span<std::byte>(raw) : std::span(s.buffer);
+  if (t.device() == DeviceKind::cpu) {
+    HostStagingCopy().to_host(t, bytes);
+  } else {
+    staging_->to_host(t, bytes);
+  }
+  if (widen) {
+    auto* wide = reinterpret_cast<float*>(s.buffer.data());
+    for (int i = 0; i < s.count; ++i) {
+      Bf16Bits bits = 0;
+      std::memcpy(&bits, raw.data() + 2 * i, 2);
+      wide[i] = float_from_bf16(bits);
+    }
+  }
+  return s;
+}
+
+void DeviceStagedComm::unstage(Staged& staged, Tensor& t) {
+  if (staged.buffer.empty()) return;  // MPI wrote into t itself
+  std::vector<std::byte> raw;
+  std::span<const std::byte> bytes(staged.buffer);
+  if (t.dtype() == DType::bf16) {
+    raw.resize(t.bytes());
+    const auto* wide = reinterpret_cast<const float*>(staged.buffer.data());
+    for (int i = 0; i < staged.count; ++i) {
+      const Bf16Bits bits = bf16_from_float(wide[i]);
+      std::memcpy(raw.data() + 2 * i, &bits, 2);
+    }
+    bytes = raw;
+  }
+  if (t.device() == DeviceKind::cpu) {
+    HostStagingCopy().to_device(bytes, t);
+  } else {
+    staging_->to_device(bytes, t);
+  }
+}
+
+void DeviceStagedComm::do_all_reduce(Tensor& x, ReduceOp op) {
+  Staged s = stage(x, true);
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, s.data, s.count, s.type,
+                          op == ReduceOp::sum ? MPI_SUM : MPI_MAX, comm_),
+            "MPI_Allreduce");
+  unstage(s, x);
+}
+
+void DeviceStagedComm::do_all_gather(const Tensor& shard, Tensor& full) {
+  Staged in = stage(shard, true);
+  Staged out = stage(full, false);
+  mpi_check(MPI_Allgather(in.data, in.count, in.type, out.data, in.count, out.type, comm_),
+            "MPI_Allgather");
+  unstage(out, full);
+}
+
+void DeviceStagedComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
+  Staged in = stage(full, true);
+  Staged out = stage(shard, false);
+  mpi_check(MPI_Reduce_scatter_block(in.data, out.data, out.count, in.type, MPI_SUM, comm_),
+            "MPI_Reduce_scatter_block");
+  unstage(out, shard);
+}
+
+void DeviceStagedComm::do_broadcast(Tensor& x, int root) {
+  const bool is_root = rank_ == root;
+  Staged s = stage(x, is_root);
+  mpi_check(MPI_Bcast(s.data, s.count, s.type, root, comm_), "MPI_Bcast");
+  if (!is_root) unstage(s, x);
+}
+
+void DeviceStagedComm::do_reduce(const Tensor& in, Tensor& out, int root) {
+  // The result matters on the root alone; elsewhere `out` may be `in` itself and stays as is.
+  const bool is_root = rank_ == root;
+  Staged send = stage(in, true);
+  Staged receive = is_root ? stage(out, false) : Staged{};
+  const bool in_place = is_root && send.data == receive.data;
+  mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : send.data, is_root ? receive.data : nullptr,
+                       send.count, send.type, MPI_SUM, root, comm_),
+            "MPI_Reduce");
+  if (is_root) unstage(receive, out);
+}
+
+}  // namespace tplab

@@ -1,0 +1,66 @@
+/// @file
+/// DeviceStagedComm: MPI collectives on device tensors, staged through host memory.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "comm/comm.hpp"
+#include "comm/staging_copy.hpp"
+
+namespace tplab {
+
+/// Collectives on device tensors with MPI: each copies its operands to the host (StagingCopy),
+/// runs the MPI collective on host memory, and copies the result back. bf16 is widened to f32
+/// on the host, so MPI sums it in f32 (one rounding back to bf16 at the end). Host f64 and f32
+/// tensors go to MPI directly. Slower than NCCL, but it lets several ranks share one GPU, which
+/// NCCL refuses: that is how the multi-rank schemes are verified on a machine with one GPU.
+/// Counted like MpiComm; its times include the staging copies.
+class DeviceStagedComm final : public Comm {
+ public:
+  /// All ranks of MPI_COMM_WORLD as the group "world", staging with `staging`.
+  static std::unique_ptr<DeviceStagedComm> world(std::shared_ptr<CommCounters> counters,
+                                                 std::shared_ptr<StagingCopy> staging);
+  ~DeviceStagedComm() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string transport() const override { return "mpi-staged"; }
+  void barrier() override;
+  std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
+
+ protected:
+  void do_all_reduce(Tensor& x, ReduceOp op) override;
+  void do_all_gather(const Tensor& shard, Tensor& full) override;
+  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
+  void do_broadcast(Tensor& x, int root) override;
+  void do_reduce(const Tensor& in, Tensor& out, int root) override;
+
+ private:
+  /// A tensor's elements in host memory as MPI moves them: the tensor's own memory for host
+  /// f64 and f32, else a staged copy (bf16 widened to f32).
+  struct Staged {
+    void* data = nullptr;                   ///< what MPI reads or writes
+    MPI_Datatype type = MPI_DATATYPE_NULL;  ///< MPI_DOUBLE or MPI_FLOAT
+    int count = 0;                          ///< elements
+    std::vector<std::byte> buffer;  ///< the staged copy; empty when data is the tensor's own
+  };
+
+  DeviceStagedComm(MPI_Comm comm, bool owned, std::string group,
+                   std::shared_ptr<CommCounters> counters, std::shared_ptr<StagingCopy> staging);
+  /// `t` on the host; its values are copied only when `read` (an output needs room alone).
+  Staged stage(const Tensor& t, bool read);
+  /// Writes a staged result back into `t` (nothing to do when it was t's own memory).
+  void unstage(Staged& staged, Tensor& t);
+
+  MPI_Comm comm_;
+  bool owned_;
+  int rank_ = 0;
+  int size_ = 1;
+  std::shared_ptr<StagingCopy> staging_;
+};
+
+}  // namespace tplab

@@ -1,0 +1,212 @@
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "comm/mpi_comm.hpp"
+#include "comm/nccl_comm.hpp"
+#include "core/error.hpp"
+#include "device/cuda/cuda_status.cuh"
+
+namespace tplab {
+
+struct NcclComm::Handles {
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+
+  ~Handles() {
+    // Errors here cannot be reported (a destructor); finish what was issued, then let go.
+    if (stream != nullptr) cudaStreamSynchronize(stream);
+    if (comm != nullptr) ncclCommDestroy(comm);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+  }
+};
+
+namespace {
+
+void check_nccl(ncclResult_t status, const char* call) {
+  if (status == ncclSuccess) return;
+  throw InternalError(std::string(call) + " failed: " + ncclGetErrorString(status));
+}
+
+ncclDataType_t nccl_type(const Tensor& t) {
+  switch (t.dtype()) {
+    case DType::f64:
+      return ncclFloat64;
+    case DType::f32:
+      return ncclFloat32;
+    case DType::bf16:
+      return ncclBfloat16;
+  }
+  throw InternalError("NcclComm: unknown dtype");
+}
+
+/// True when every tensor is on the host, false when every one is on the device; a mix is a bug.
+bool on_host(std::initializer_list<const Tensor*> tensors) {
+  const DeviceKind first = (*tensors.begin())->device();
+  for (const Tensor* t : tensors) {
+    if (t->device() != first) {
+      throw InternalError("NcclComm: a collective mixes host and device tensors");
+    }
+  }
+  return first == DeviceKind::cpu;
+}
+
+std::unique_ptr<NcclComm::Handles> make_handles(cudaStream_t stream) {
+  auto h = std::make_unique<NcclComm::Handles>();
+  h->stream = stream;
+  cuda::check_cuda(cudaEventCreate(&h->start), "cudaEventCreate");
+  cuda::check_cuda(cudaEventCreate(&h->stop), "cudaEventCreate");
+  return h;
+}
+
+/// Refuses, identically on every rank, a world where two ranks use one GPU.
+void require_one_gpu_per_rank(const CudaDevice& device, int rank, int size) {
+  cudaDeviceProp properties{};
+  cuda::check_cuda(cudaGetDeviceProperties(&properties, device.ordinal()),
+                   "cudaGetDeviceProperties");
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  // A GPU is known by its host and UUID.
+  std::array<char, MPI_MAX_PROCESSOR_NAME + 16> mine{};
+  std::copy(host, host + length, mine.begin());
+  std::copy(properties.uuid.bytes, properties.uuid.bytes + 16,
+            mine.begin() + MPI_MAX_PROCESSOR_NAME);
+  std::vector<char> all(mine.size() * static_cast<std::size_t>(size));
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                static_cast<int>(mine.size()), MPI_CHAR, MPI_COMM_WORLD);
+  for (int a = 0; a < size; ++a) {
+    for (int b = a + 1; b < size; ++b) {
+      if (std::equal(all.begin() + a * mine.size(), all.begin() + (a + 1) * mine.size(),
+                     all.begin() + b * mine.size())) {
+        throw UsageError("NCCL needs one GPU per rank, but ranks " + std::to_string(a) + " and " +
+                         std::to_string(b) + " share one (" + properties.name + " on " +
+                         std::string(host, static_cast<std::size_t>(length)) + " for rank " +
+                         std::to_string(rank) +
+                         "); use --comm mpi to stage the collectives through host memory");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<NcclComm> NcclComm::world(CudaDevice& device,
+                                          std::shared_ptr<CommCounters> counters) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  require_one_gpu_per_rank(device, rank, size);
+  ncclUniqueId id{};
+  if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  auto handles = make_handles(static_cast<cudaStream_t>(device.stream()));
+  cuda::check_cuda(cudaSetDevice(device.ordinal()), "cudaSetDevice");
+  check_nccl(ncclCommInitRank(&handles->comm, size, id, rank), "ncclCommInitRank");
+  // Host tensors over MPI, counted by this Comm alone.
+  std::unique_ptr<Comm> host = MpiComm::world(std::make_shared<CommCounters>());
+  return std::unique_ptr<NcclComm>(
+      new NcclComm(std::move(handles), std::move(host), "world", std::move(counters)));
+}
+
+NcclComm::NcclComm(std::unique_ptr<Handles> handles, std::unique_ptr<Comm> host, std::string group,
+                   std::shared_ptr<CommCounters> counters)
+    : Comm(std::move(group), std::move(counters)),
+      handles_(std::move(handles)),
+      host_(std::move(host)) {
+  check_nccl(ncclCommUserRank(handles_->comm, &rank_), "ncclCommUserRank");
+  check_nccl(ncclCommCount(handles_->comm, &size_), "ncclCommCount");
+  check(rank_ == host_->rank() && size_ == host_->size(),
+        "NcclComm: the NCCL and MPI groups differ");
+}
+
+NcclComm::~NcclComm() = default;
+
+void NcclComm::barrier() {
+  cuda::check_cuda(cudaStreamSynchronize(handles_->stream), "cudaStreamSynchronize");
+  host_->barrier();
+}
+
+std::unique_ptr<Comm> NcclComm::split(int color, int key, const std::string& group) {
+  check(color >= 0, "NcclComm::split: colors are non-negative");
+  auto handles = make_handles(handles_->stream);
+  check_nccl(ncclCommSplit(handles_->comm, color, key, &handles->comm, nullptr), "ncclCommSplit");
+  std::unique_ptr<Comm> host = host_->split(color, key, group);
+  return std::unique_ptr<Comm>(
+      new NcclComm(std::move(handles), std::move(host), group, shared_counters()));
+}
+
+double NcclComm::transport_seconds(double host_seconds) {
+  return device_seconds_ < 0 ? host_seconds : device_seconds_;
+}
+
+namespace {
+
+/// Runs `call` (an NCCL collective) on the stream between the two events and waits for it;
+/// returns the seconds between the events.
+template <typename F>
+double on_stream(NcclComm::Handles& h, const char* name, F&& call) {
+  cuda::check_cuda(cudaEventRecord(h.start, h.stream), "cudaEventRecord");
+  check_nccl(call(), name);
+  cuda::check_cuda(cudaEventRecord(h.stop, h.stream), "cudaEventRecord");
+  cuda::check_cuda(cudaEventSynchronize(h.stop), name);
+  float ms = 0;
+  cuda::check_cuda(cudaEventElapsedTime(&ms, h.start, h.stop), "cudaEventElapsedTime");
+  return ms * 1e-3;
+}
+
+}  // namespace
+
+void NcclComm::do_all_reduce(Tensor& x, ReduceOp op) {
+  device_seconds_ = -1;
+  if (on_host({&x})) return host_->all_reduce(x, op);
+  device_seconds_ = on_stream(*handles_, "ncclAllReduce", [&] {
+    return ncclAllReduce(x.data(), x.data(), static_cast<std::size_t>(x.numel()), nccl_type(x),
+                         op == ReduceOp::sum ? ncclSum : ncclMax, handles_->comm, handles_->stream);
+  });
+}
+
+void NcclComm::do_all_gather(const Tensor& shard, Tensor& full) {
+  device_seconds_ = -1;
+  if (on_host({&shard, &full})) return host_->all_gather(shard, full);
+  device_seconds_ = on_stream(*handles_, "ncclAllGather", [&] {
+    return ncclAllGather(shard.data(), full.data(), static_cast<std::size_t>(shard.numel()),
+                         nccl_type(shard), handles_->comm, handles_->stream);
+  });
+}
+
+void NcclComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
+  device_seconds_ = -1;
+  if (on_host({&full, &shard})) return host_->reduce_scatter(full, shard);
+  device_seconds_ = on_stream(*handles_, "ncclReduceScatter", [&] {
+    return ncclReduceScatter(full.data(), shard.data(), static_cast<std::size_t>(shard.numel()),
+                             nccl_type(full), ncclSum, handles_->comm, handles_->stream);
+  });
+}
+
+void NcclComm::do_broadcast(Tensor& x, int root) {
+  device_seconds_ = -1;
+  if (on_host({&x})) return host_->broadcast(x, root);
+  device_seconds_ = on_stream(*handles_, "ncclBroadcast", [&] {
+    return ncclBroadcast(x.data(), x.data(), static_cast<std::size_t>(x.numel()), nccl_type(x),
+                         root, handles_->comm, handles_->stream);
+  });
+}
+
+void NcclComm::do_reduce(const Tensor& in, Tensor& out, int root) {
+  device_seconds_ = -1;
+  if (on_host({&in, &out})) return host_->reduce(in, out, root);
+  // NCCL writes the receive buffer on the root alone.
+  device_seconds_ = on_stream(*handles_, "ncclReduce", [&] {
+    return ncclReduce(in.data(), out.data(), static_cast<std::size_t>(in.numel()), nccl_type(in),
+                      ncclSum, root, handles_->comm, handles_->stream);
+  });
+}
+
+}  // namespace tplab
