@@ -16,5 +16,7 @@ void add_model_command(CLI::App& app, int& exit_code);
 void add_dump_command(CLI::App& app, int& exit_code);
 /// Adds "lesson" and its subcommands list, show, check, hint and reset.
 void add_lesson_command(CLI::App& app, int& exit_code);
+/// Adds "train": the tiny GPT on one scheme beside the reference.
+void add_train_command(CLI::App& app, int& exit_code);
 
 }  // namespace tplab::app
