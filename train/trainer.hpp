@@ -22,7 +22,7 @@ struct TrainConfig {
   DType dtype = DType::f64;
   std::uint64_t seed = 1;
   std::int64_t steps = 30;
-  double learning_rate = 0.5;
+  double learning_rate = 0.3;
 };
 
 /// One step, complete on every rank.
