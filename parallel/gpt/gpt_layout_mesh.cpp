@@ -32,7 +32,7 @@ class Head2D final : public Sublayer {
 }  // namespace
 
 int GptLayoutMesh::depth_for(int world_size, const GptShape& shape) const {
-  if (depth_ == 1) return 1;
+  if (!two_and_a_half_) return 1;
   return tp2p5d::Scheme2p5D(depth_).depth_for(world_size, shape.block);
 }
 
@@ -43,7 +43,7 @@ std::string GptLayoutMesh::why_not(int world_size, const GptShape& shape) const 
   return fmt::format(
       "{} splits the vocabulary over the q = {} ranks of a mesh row and column, so the "
       "vocabulary size {} must be divisible by {}",
-      depth_ == 1 ? "2D" : "2.5D", q, shape.vocab, q);
+      two_and_a_half_ ? "2.5D" : "2D", q, shape.vocab, q);
 }
 
 std::vector<TensorPlacement> GptLayoutMesh::placements(int world_size,

@@ -26,9 +26,10 @@ namespace tplab::gpt {
 /// Needs V divisible by q.
 class GptLayoutMesh final : public GptLayout {
  public:
-  /// 2D with `depth` 1; 2.5D with its --depth option (0: chosen from the world size, as the
-  /// scheme does).
-  explicit GptLayoutMesh(int depth) : depth_(depth) {}
+  /// 2D (`two_and_a_half` false, one layer) or 2.5D with its --depth option `depth` (0:
+  /// chosen from the world size, as the scheme does).
+  GptLayoutMesh(bool two_and_a_half, int depth)
+      : two_and_a_half_(two_and_a_half), depth_(two_and_a_half ? depth : 1) {}
   std::string why_not(int world_size, const GptShape& shape) const override;
   std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const override;
   GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
@@ -36,6 +37,7 @@ class GptLayoutMesh final : public GptLayout {
 
  private:
   int depth_for(int world_size, const GptShape& shape) const;
+  bool two_and_a_half_;
   int depth_;
 };
 
