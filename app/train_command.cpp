@@ -1,4 +1,5 @@
-// tplab train: the tiny GPT trained on one scheme beside the single-device reference.
+/// @file
+/// tplab train: the tiny GPT trained on one scheme beside the single-device reference.
 #include <fmt/format.h>
 
 #include <fstream>

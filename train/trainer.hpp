@@ -16,18 +16,18 @@ namespace tplab::train {
 
 /// One training run.
 struct TrainConfig {
-  std::string scheme = "1d";
-  SchemeOptions options;
-  gpt::GptShape shape{BlockShape{4, 16, 32, 4}, 64, 2};
-  DType dtype = DType::f64;
-  std::uint64_t seed = 1;
-  std::int64_t steps = 30;
-  double learning_rate = 0.3;
+  std::string scheme = "1d";                             ///< "1d", "2d", "2.5d", "3d"
+  SchemeOptions options;                                 ///< 2.5D's depth, 3D's regather
+  gpt::GptShape shape{BlockShape{4, 16, 32, 4}, 64, 2};  ///< blocks, V and L
+  DType dtype = DType::f64;                              ///< of the parallel model
+  std::uint64_t seed = 1;                                ///< of the parameters and the data
+  std::int64_t steps = 30;                               ///< SGD steps K
+  double learning_rate = 0.3;                            ///< SGD's
 };
 
 /// One step, complete on every rank.
 struct StepRecord {
-  std::int64_t step = 0;
+  std::int64_t step = 0;           ///< from 0
   double loss = 0;                 ///< the parallel model's mean loss before this step's update
   double reference_loss = 0;       ///< the reference's, in f64
   double relative_difference = 0;  ///< |loss - reference| / |reference|
@@ -38,10 +38,10 @@ struct StepRecord {
 
 /// What a run found, complete on every rank.
 struct TrainResult {
-  TrainConfig config;
-  int world_size = 0;
-  std::string grid;  ///< e.g. "q=2 d=2"
-  std::vector<StepRecord> steps;
+  TrainConfig config;                  ///< what was run
+  int world_size = 0;                  ///< ranks
+  std::string grid;                    ///< e.g. "q=2 d=2"
+  std::vector<StepRecord> steps;       ///< one per step
   double tolerance = 0;                ///< loss_tolerance(dtype).rtol
   double max_relative_difference = 0;  ///< over every step (NaN when a loss was NaN)
   int replicated_parameters = 0;       ///< parameters whose shards repeat on several ranks

@@ -1,3 +1,5 @@
+/// @file
+/// The reference GPT: the model's own parts around the blocks, forward and backward.
 #include "tplab/reference/gpt.hpp"
 
 #include <cmath>
