@@ -6,7 +6,6 @@
 
 #include "reference_bridge.hpp"
 #include "tplab/reference/gpt.hpp"
-#include "training_data.hpp"
 
 namespace tplab::train {
 namespace {
@@ -30,14 +29,20 @@ void for_each_gpt_parameter(Params& p, F&& f) {
 
 }  // namespace
 
-std::vector<double> reference_losses(const gpt::GptShape& shape, const verify::HostArrays& initial,
-                                     std::uint64_t seed, std::int64_t steps, double learning_rate) {
-  const ref::GptShape ref_shape{
-      ref::Shape{shape.block.b, shape.block.s, shape.block.h, shape.block.heads}, shape.vocab,
-      shape.layers};
+struct ReferenceTraining::Model {
+  ref::GptShape shape;
   ref::GptParams<double> params;
-  params.blocks.resize(static_cast<std::size_t>(shape.layers));
-  for_each_gpt_parameter(params, [&](const std::string& name, auto& field) {
+  double learning_rate = 0;
+};
+
+ReferenceTraining::ReferenceTraining(const gpt::GptShape& shape, const verify::HostArrays& initial,
+                                     double learning_rate)
+    : model_(std::make_unique<Model>()) {
+  model_->shape = {ref::Shape{shape.block.b, shape.block.s, shape.block.h, shape.block.heads},
+                   shape.vocab, shape.layers};
+  model_->learning_rate = learning_rate;
+  model_->params.blocks.resize(static_cast<std::size_t>(shape.layers));
+  for_each_gpt_parameter(model_->params, [&](const std::string& name, auto& field) {
     const verify::HostArray& a = initial.at(name);
     if constexpr (std::is_same_v<std::decay_t<decltype(field)>, ref::Vector<double>>) {
       field = verify::to_reference_vector<double>(a);
@@ -45,24 +50,25 @@ std::vector<double> reference_losses(const gpt::GptShape& shape, const verify::H
       field = verify::to_reference_matrix<double>(a);
     }
   });
-  std::vector<double> losses;
-  for (std::int64_t step = 0; step < steps; ++step) {
-    const Batch batch = synthetic_batch(shape, seed, step);
-    ref::GptResult<double> r =
-        ref::gpt_forward_backward(ref_shape, params, batch.ids, batch.targets);
-    losses.push_back(r.loss);
-    // SGD: the same update as GptModel::sgd_step, on whole tensors (both walks list the
-    // parameters in one order)
-    std::vector<Eigen::Map<ref::Vector<double>>> grads;
-    for_each_gpt_parameter(r.grads, [&](const std::string&, auto& field) {
-      grads.emplace_back(field.data(), field.size());
-    });
-    std::size_t next = 0;
-    for_each_gpt_parameter(params, [&](const std::string&, auto& field) {
-      Eigen::Map<ref::Vector<double>>(field.data(), field.size()) -= learning_rate * grads[next++];
-    });
-  }
-  return losses;
+}
+
+ReferenceTraining::~ReferenceTraining() = default;
+
+double ReferenceTraining::step(const Batch& batch) {
+  ref::GptResult<double> r =
+      ref::gpt_forward_backward(model_->shape, model_->params, batch.ids, batch.targets);
+  // SGD, the same update as GptModel::sgd_step, on whole tensors (both walks list the
+  // parameters in one order)
+  std::vector<Eigen::Map<ref::Vector<double>>> grads;
+  for_each_gpt_parameter(r.grads, [&](const std::string&, auto& field) {
+    grads.emplace_back(field.data(), field.size());
+  });
+  std::size_t next = 0;
+  for_each_gpt_parameter(model_->params, [&](const std::string&, auto& field) {
+    Eigen::Map<ref::Vector<double>>(field.data(), field.size()) -=
+        model_->learning_rate * grads[next++];
+  });
+  return r.loss;
 }
 
 }  // namespace tplab::train
