@@ -38,10 +38,10 @@ class VocabParallelEmbedding {
     reduce_scatter,  ///< rank r of the group holds the r-th row block of those tokens
   };
 
-  /// `table`: this rank's E shard, its ids starting at `first_id`. `group_tokens`: the first
-  /// token and the number of tokens the group covers. `own`: the rows (tokens) and columns
-  /// (features) of the [m, h] activation this rank holds. `s`, `h`: sequence length and
-  /// hidden size, for the positions.
+  /// `table`: this rank's E shard, its ids starting at `first_id`. The group covers
+  /// `group_tokens` tokens from `group_first_token` on. `own`: the rows (tokens) and columns
+  /// (features) of the [m, h] activation this rank holds. `s`, `h`: sequence length and hidden
+  /// size, for the positions.
   VocabParallelEmbedding(Device& device, Comm& group, Combine combine, Tensor table,
                          std::int64_t first_id, std::int64_t group_first_token,
                          std::int64_t group_tokens, const BlockRange& own, std::int64_t s,
