@@ -18,5 +18,7 @@ void add_dump_command(CLI::App& app, int& exit_code);
 void add_lesson_command(CLI::App& app, int& exit_code);
 /// Adds "placements": which block of every tensor each rank holds (pure, no MPI).
 void add_placements_command(CLI::App& app, int& exit_code);
+/// Adds "train": the tiny GPT on one scheme beside the reference.
+void add_train_command(CLI::App& app, int& exit_code);
 
 }  // namespace tplab::app

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   tplab::app::add_dump_command(app, exit_code);
   tplab::app::add_lesson_command(app, exit_code);
   tplab::app::add_placements_command(app, exit_code);
+  tplab::app::add_train_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -55,6 +55,16 @@ class CpuDevice final : public Device {
                                 Tensor& dx) override;
   void layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
                                  Tensor& dbeta) override;
+
+  void gather_rows(const Tensor& table, std::span<const std::int64_t> rows, Tensor& out) override;
+  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows,
+                        Tensor& table) override;
+  void row_max(const Tensor& x, Tensor& out) override;
+  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
+                          std::span<const std::int64_t> targets, Tensor& sums) override;
+  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
+                              std::span<const std::int64_t> targets, double scale,
+                              Tensor& dlogits) override;
 };
 
 }  // namespace tplab

@@ -106,6 +106,31 @@ class Device {
   /// dgamma = column sums of dy * xhat, dbeta = column sums of dy.
   virtual void layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
                                          Tensor& dbeta) = 0;
+
+  // ---- a vocabulary split over ranks: embedding lookup and cross-entropy ----------------------
+  // Token ids and targets are host indices into this rank's shard of the vocabulary, already
+  // shifted by the shard's first id; an index outside [0, shard size) belongs to another rank
+  // and is skipped. (A GPU device copies them to the device first.)
+  /// out[r, :] = table[rows[r], :], or 0 where rows[r] is outside the table: the lookup of one
+  /// vocabulary shard. out is [rows.size(), table.cols()].
+  virtual void gather_rows(const Tensor& table, std::span<const std::int64_t> rows,
+                           Tensor& out) = 0;
+  /// table[rows[r], :] += src[r, :] for r = 0, 1, ... in order, skipping rows outside the
+  /// table: the embedding's gradient, summed over the tokens in a fixed order.
+  virtual void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows,
+                                Tensor& table) = 0;
+  /// out[r] = max_c x[r, c].
+  virtual void row_max(const Tensor& x, Tensor& out) = 0;
+  /// sums[r] = (sum_c exp(logits[r, c] - max[r]), logits[r, targets[r]] or 0 when the target
+  /// is outside this shard): the two per-row sums of a vocabulary-parallel cross-entropy.
+  /// sums is [rows, 2].
+  virtual void cross_entropy_sums(const Tensor& logits, const Tensor& max,
+                                  std::span<const std::int64_t> targets, Tensor& sums) = 0;
+  /// dlogits[r, c] = scale * (exp(logits[r, c] - max[r]) / sums[r, 0] - [c == targets[r]]),
+  /// with max and sums[:, 0] already reduced over the whole vocabulary.
+  virtual void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
+                                      std::span<const std::int64_t> targets, double scale,
+                                      Tensor& dlogits) = 0;
 };
 
 }  // namespace tplab

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -219,6 +220,62 @@ TEST_P(CpuDeviceTest, BiasAddAndColumnSum) {
   const auto sv = read(sums);
   EXPECT_NEAR(sv[0], yv[0] + yv[2] + yv[4], tol());
   EXPECT_NEAR(sv[1], yv[1] + yv[3] + yv[5], tol());
+}
+
+TEST_P(CpuDeviceTest, GatherAndScatterAddRowsSkipOtherShards) {
+  Tensor table = make({3, 2}, 13);
+  const auto tv = read(table);
+  const std::vector<std::int64_t> rows = {2, -1, 0, 3, 2};  // -1 and 3: another shard's ids
+  Tensor out = dev.empty({5, 2}, GetParam());
+  dev.gather_rows(table, rows, out);
+  const auto ov = read(out);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(ov[0 * 2 + c], tv[2 * 2 + c]);
+    EXPECT_EQ(ov[1 * 2 + c], 0.0);
+    EXPECT_EQ(ov[2 * 2 + c], tv[0 * 2 + c]);
+    EXPECT_EQ(ov[3 * 2 + c], 0.0);
+    EXPECT_EQ(ov[4 * 2 + c], tv[2 * 2 + c]);
+  }
+  Tensor grad = dev.zeros({3, 2}, GetParam());
+  dev.scatter_add_rows(out, rows, grad);
+  const auto gv = read(grad);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_NEAR(gv[0 * 2 + c], tv[0 * 2 + c], tol());
+    EXPECT_EQ(gv[1 * 2 + c], 0.0);
+    EXPECT_NEAR(gv[2 * 2 + c], 2 * tv[2 * 2 + c], tol());  // row 2 was looked up twice
+  }
+}
+
+TEST_P(CpuDeviceTest, CrossEntropyPiecesMatchTheFormula) {
+  Tensor logits = make({2, 3}, 14);
+  const auto x = read(logits);
+  Tensor max = dev.empty({2}, GetParam());
+  dev.row_max(logits, max);
+  const auto mv = read(max);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(mv[r], std::max({x[3 * r], x[3 * r + 1], x[3 * r + 2]}));
+  }
+  const std::vector<std::int64_t> targets = {1, 5};  // row 1's target is in another shard
+  Tensor sums = dev.empty({2, 2}, GetParam());
+  dev.cross_entropy_sums(logits, max, targets, sums);
+  const auto sv = read(sums);
+  for (int r = 0; r < 2; ++r) {
+    double e = 0;
+    for (int c = 0; c < 3; ++c) e += std::exp(x[3 * r + c] - mv[r]);
+    EXPECT_NEAR(sv[2 * r], e, tol());
+  }
+  EXPECT_EQ(sv[1], x[1]);
+  EXPECT_EQ(sv[3], 0.0);
+  Tensor d = dev.empty({2, 3}, GetParam());
+  dev.cross_entropy_backward(logits, max, sums, targets, 0.5, d);
+  const auto dv = read(d);
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      const double softmax = std::exp(x[3 * r + c] - mv[r]) / sv[2 * r];
+      const double onehot = r == 0 && c == 1 ? 1.0 : 0.0;
+      EXPECT_NEAR(dv[3 * r + c], 0.5 * (softmax - onehot), tol());
+    }
+  }
 }
 
 std::string dtype_label(const testing::TestParamInfo<DType>& p) {

@@ -1,0 +1,239 @@
+/// @file
+/// tplab train: the tiny GPT trained on one scheme beside the single-device reference.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "comm/mpi_comm.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "device/cpu_device.hpp"
+#include "loss_tolerance.hpp"
+#include "mpi_launch.hpp"
+#include "trainer.hpp"
+
+namespace tplab::app {
+namespace {
+
+/// Every scheme can split the default at its default world size: 4 sequences and 4 heads
+/// divide by 2 (1D's t, 2D's and 3D's q) and 4 (2.5D's d*q at q = 2, d = 2); 64 tokens and
+/// hidden 32 by 4 (3D's q^2); the vocabulary of 64 by 4.
+constexpr std::string_view kDefaultShape = "4,16,32,4";
+
+struct TrainOptions {
+  std::string scheme = "1d";
+  int np = 0;
+  std::int64_t steps = 30;
+  std::string dtype = "f64";
+  std::string shape = std::string(kDefaultShape);
+  std::int64_t vocab = 64;
+  std::int64_t layers = 2;
+  double lr = train::TrainConfig{}.learning_rate;
+  std::uint64_t seed = 1;
+  int depth = 0;
+  bool regather = false;
+  std::string json;
+  int timeout = 300;
+};
+
+/// The smallest world that splits every part of the model: 1D on 2 ranks, 2D on a 2 x 2
+/// mesh, 2.5D on two layers of 2 x 2 (with d = 1 it would be 2D), 3D on a 2 x 2 x 2 cube.
+int default_world_size(const std::string& scheme) {
+  static const std::map<std::string, int, std::less<>> sizes = {
+      {"1d", 2}, {"2d", 4}, {"2.5d", 8}, {"3d", 8}};
+  const auto found = sizes.find(scheme);
+  return found != sizes.end() ? found->second : 1;
+}
+
+train::TrainConfig make_config(const TrainOptions& o) {
+  train::TrainConfig c;
+  c.scheme = o.scheme;
+  c.options = {o.depth, o.regather};
+  c.shape = {parse_block_shape(o.shape), o.vocab, o.layers};
+  c.dtype = parse_dtype(o.dtype);
+  c.seed = o.seed;
+  c.steps = o.steps;
+  c.learning_rate = o.lr;
+  return c;
+}
+
+nlohmann::json to_json(const train::TrainResult& r) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : r.steps) {
+    steps.push_back({{"step", s.step},
+                     {"loss", s.loss},
+                     {"reference_loss", s.reference_loss},
+                     {"relative_difference", s.relative_difference},
+                     {"seconds", s.seconds},
+                     {"comm_seconds", s.comm_seconds},
+                     {"tokens_per_second", s.tokens_per_second}});
+  }
+  const auto& c = r.config;
+  return {{"scheme", c.scheme},
+          {"np", r.world_size},
+          {"grid", r.grid},
+          {"dtype", std::string(dtype_name(c.dtype))},
+          {"shape",
+           {{"b", c.shape.block.b},
+            {"s", c.shape.block.s},
+            {"h", c.shape.block.h},
+            {"heads", c.shape.block.heads},
+            {"vocab", c.shape.vocab},
+            {"layers", c.shape.layers}}},
+          {"seed", c.seed},
+          {"learning_rate", c.learning_rate},
+          {"tolerance", r.tolerance},
+          {"max_relative_difference", r.max_relative_difference},
+          {"replicated_parameters", r.replicated_parameters},
+          {"replicas_identical", r.replicas_differ.empty()},
+          {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
+          {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
+          {"pass", r.pass},
+          {"steps", steps}};
+}
+
+void print_result(const train::TrainResult& r) {
+  const auto& first = r.steps.front();
+  const auto& last = r.steps.back();
+  double seconds = 0, comm = 0;
+  for (const auto& s : r.steps) {
+    seconds += s.seconds;
+    comm += s.comm_seconds;
+  }
+  const double tokens = static_cast<double>(r.config.shape.block.tokens() * r.config.steps);
+  fmt::print("loss {:.6f} at step 0, {:.6f} at step {} (reference {:.6f} -> {:.6f})\n", first.loss,
+             last.loss, last.step, first.reference_loss, last.reference_loss);
+  fmt::print(
+      "loss against the reference: max relative difference {:.2e} over {} steps "
+      "(tolerance {:.0e}, {}: {})\n",
+      r.max_relative_difference, r.steps.size(), r.tolerance, dtype_name(r.config.dtype),
+      train::loss_tolerance(r.config.dtype).basis);
+  fmt::print("throughput: {:.0f} tokens/s over the run, {:.0f}% of the step in communication\n",
+             tokens / seconds, 100 * comm / seconds);
+  if (r.replicas_differ.empty()) {
+    fmt::print("replicas: {} replicated parameters, every replica bitwise identical\n",
+               r.replicated_parameters);
+  } else {
+    fmt::print("replicas DIFFER: {}\n", r.replicas_differ);
+  }
+  fmt::print("hashes: loss curve {:016x}, final parameters {:016x}\n", r.loss_hash,
+             r.parameter_hash);
+  fmt::print("{}\n", r.pass ? "PASS: the loss curve agrees with the reference at every step"
+                            : "FAIL: the loss curve or the replicas disagree (see above)");
+}
+
+// ---- inside mpiexec ---------------------------------------------------------------------------
+
+int train_in_world(const TrainOptions& o) {
+  MpiSession session;
+  CpuDevice device;
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  const int rank = world->rank();
+  try {
+    if (o.np != 0 && o.np != world->size()) {
+      throw UsageError(fmt::format("--np {} but mpiexec started {} ranks", o.np, world->size()));
+    }
+    const train::TrainConfig config = make_config(o);
+    train::validate_training(world->size(), config);
+    if (rank == 0) {
+      fmt::print("train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps\n", config.scheme,
+                 world->size(),
+                 make_scheme(config.scheme, config.options)
+                     ->describe_grid(world->size(), config.shape.block),
+                 dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate,
+                 config.seed, config.steps);
+      fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference",
+                 "rel diff", "tokens/s", "comm");
+      std::fflush(stdout);
+    }
+    const train::TrainResult result =
+        train::run_training(*world, device, config, [&](const train::StepRecord& s) {
+          if (rank != 0) return;
+          fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%\n", s.step,
+                     s.loss, s.reference_loss, s.relative_difference, s.tokens_per_second,
+                     100 * s.comm_seconds / s.seconds);
+          std::fflush(stdout);
+        });
+    if (rank == 0) {
+      print_result(result);
+      if (!o.json.empty()) std::ofstream(o.json) << to_json(result).dump(2) << "\n";
+    }
+    return result.pass ? 0 : kExitFailed;
+  } catch (const UsageError& e) {
+    // Every rank reached the same verdict before any collective: report it and leave together.
+    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", rank, world->size(), e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tplab: rank {}/{} failed: {}; ending the job\n", rank, world->size(),
+               e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitInternal);
+    return kExitInternal;
+  }
+}
+
+// ---- outside mpiexec: check the request, then launch it ---------------------------------------
+
+int drive(const TrainOptions& o) {
+  const int np = o.np != 0 ? o.np : default_world_size(o.scheme);
+  if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
+  train::validate_training(np, make_config(o));
+  std::vector<std::string> args = {"train",
+                                   "--scheme",
+                                   o.scheme,
+                                   "--np",
+                                   std::to_string(np),
+                                   "--steps",
+                                   std::to_string(o.steps),
+                                   "--dtype",
+                                   o.dtype,
+                                   "--shape",
+                                   o.shape,
+                                   "--vocab",
+                                   std::to_string(o.vocab),
+                                   "--layers",
+                                   std::to_string(o.layers),
+                                   "--lr",
+                                   fmt::format("{}", o.lr),
+                                   "--seed",
+                                   std::to_string(o.seed),
+                                   "--depth",
+                                   std::to_string(o.depth)};
+  if (o.regather) args.push_back("--regather");
+  if (!o.json.empty()) {
+    args.push_back("--json");
+    args.push_back(o.json);
+  }
+  return run_under_mpiexec(np, args, o.timeout);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<TrainOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "train",
+      "Train a tiny GPT on one scheme for K steps beside the single-device reference.\n"
+      "Launches mpiexec itself; under mpiexec it trains on that world.");
+  cmd->add_option("--scheme", o->scheme, "1d, 2d, 2.5d or 3d")->capture_default_str();
+  cmd->add_option("--np", o->np,
+                  "ranks (default: 1d 2, 2d 4, 2.5d 8, 3d 8; under mpiexec: its world)");
+  cmd->add_option("--steps", o->steps, "SGD steps K")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "f64 or f32")->capture_default_str();
+  cmd->add_option("--shape", o->shape, "every block's shape b,s,h,heads")->capture_default_str();
+  cmd->add_option("--vocab", o->vocab, "vocabulary size V")->capture_default_str();
+  cmd->add_option("--layers", o->layers, "number of blocks L")->capture_default_str();
+  cmd->add_option("--lr", o->lr, "SGD learning rate")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the parameters and the data")->capture_default_str();
+  cmd->add_option("--depth", o->depth,
+                  "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
+  cmd->add_flag("--regather", o->regather, "3D blocks: gather X~ and W~ again in backward");
+  cmd->add_option("--json", o->json, "write every step and the verdict as JSON");
+  cmd->add_option("--timeout", o->timeout, "seconds before the launched job is ended")
+      ->capture_default_str();
+  cmd->callback(
+      [o, &exit_code] { exit_code = launched_by_mpi() ? train_in_world(*o) : drive(*o); });
+}
+
+}  // namespace tplab::app

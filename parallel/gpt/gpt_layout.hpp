@@ -1,0 +1,62 @@
+/// @file
+/// GptLayout: how one scheme places the parts of the GPT outside its blocks.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpt/gpt_shape.hpp"
+#include "gpt/vocab_parallel_cross_entropy.hpp"
+#include "gpt/vocab_parallel_embedding.hpp"
+#include "layers/layernorm.hpp"
+#include "layers/sublayer.hpp"
+#include "scheme/scheme.hpp"
+
+namespace tplab::gpt {
+
+/// One rank's embedding, final LayerNorm, LM head and loss, built by a GptLayout. The blocks
+/// between them come from the scheme itself (Scheme::make_module).
+struct GptParts {
+  /// The process grid of the parts: it owns the communicators they use.
+  std::shared_ptr<void> grid;
+  /// Token ids -> this rank's block of the [m, h] activations (the scheme's "x" placement).
+  std::unique_ptr<VocabParallelEmbedding> embedding;
+  /// The final LayerNorm, on the scheme's activation layout.
+  std::unique_ptr<LayerNorm> final_norm;
+  /// Activations -> this rank's block of the [m, V] logits; collects "d_w_head", "d_b_head".
+  std::unique_ptr<Sublayer> head;
+  /// The cross-entropy over the vocabulary group of the logits.
+  std::unique_ptr<VocabParallelCrossEntropy> loss;
+  /// Ranks that hold the same parameter shards for other tokens (2.5D's depth group): the
+  /// parts' gradients are summed over it. Null when no such ranks exist.
+  Comm* gradient_group = nullptr;
+};
+
+/// A scheme's placement of the model parameters (kModelParameters) and of the logits, and the
+/// parts built from them. Each scheme splits the vocabulary the way its activation layout
+/// suggests (see the implementations, gpt_layout_1d.cpp, gpt_layout_mesh.cpp and
+/// gpt_layout_3d.cpp); a new scheme adds one such file and one line in make_gpt_layout().
+class GptLayout {
+ public:
+  virtual ~GptLayout() = default;
+  /// Empty when the vocabulary of `shape` splits over `world_size` ranks as this layout cuts
+  /// it (the block's own rules are the scheme's); otherwise a sentence saying what would work.
+  virtual std::string why_not(int world_size, const GptShape& shape) const = 0;
+  /// Where "embedding", "lnf_gamma", "lnf_beta", "w_head", "b_head" and "logits" live.
+  virtual std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const = 0;
+  /// This rank's parts from its shards of the model parameters. Collective over `world`.
+  virtual GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
+                              const TensorMap& parameters) const = 0;
+};
+
+/// The layout of scheme `name` ("1d", "2d", "2.5d", "3d"); throws UsageError for a scheme that
+/// has none.
+std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOptions& options);
+
+/// Throws UsageError, the same on every rank, unless `scheme` and its layout can run `shape`
+/// on `world_size` ranks.
+void validate_gpt(const Scheme& scheme, const GptLayout& layout, int world_size,
+                  const GptShape& shape);
+
+}  // namespace tplab::gpt

@@ -1,0 +1,80 @@
+/// @file
+/// GptModel: the parts in order, forward and back, and the SGD update.
+#include "gpt/gpt_model.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace tplab::gpt {
+
+GptModel::GptModel(Comm& world, Device& device, const Scheme& scheme, const GptLayout& layout,
+                   const GptShape& shape, TensorMap parameters)
+    : device_(device), parameters_(std::move(parameters)) {
+  validate_gpt(scheme, layout, world.size(), shape);
+  parts_ = layout.make_parts(world, device, shape, parameters_);
+  for (std::int64_t l = 0; l < shape.layers; ++l) {
+    // The block's modules keep handles to these tensors: sgd_step() updates them in place.
+    TensorMap block;
+    for (std::string_view name : kBlockParameters) {
+      block.emplace(std::string(name), parameters_.at(layer_parameter(name, l)));
+    }
+    blocks_.push_back(
+        scheme.make_module(world, device, shape.block, Workload::block, std::move(block)));
+  }
+}
+
+std::vector<double> GptModel::forward_backward(std::span<const std::int64_t> ids,
+                                               std::span<const std::int64_t> targets) {
+  Tensor x = parts_.embedding->forward(ids);
+  for (auto& block : blocks_) x = block->forward(x);
+  const Tensor logits = parts_.head->forward(parts_.final_norm->forward(x));
+  std::vector<double> losses = parts_.loss->forward(logits, targets);
+
+  Tensor dx = parts_.final_norm->backward(parts_.head->backward(parts_.loss->backward()));
+  for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) {
+    dx = (*block)->backward(dx);
+  }
+  parts_.embedding->backward(dx);
+  if (parts_.gradient_group != nullptr) {
+    // 2.5D: these parameters repeat over depth while each layer saw its own tokens (the
+    // blocks sum their own gradients over depth in their backward).
+    TensorMap own;
+    own.emplace("d_embedding", parts_.embedding->table_grad());
+    own.emplace("d_lnf_gamma", parts_.final_norm->gamma_grad());
+    own.emplace("d_lnf_beta", parts_.final_norm->beta_grad());
+    parts_.head->collect_gradients(own);
+    for (auto& [name, grad] : own) parts_.gradient_group->all_reduce(grad);
+  }
+  return losses;
+}
+
+TensorMap GptModel::gradients() const {
+  TensorMap out;
+  out.emplace("d_embedding", parts_.embedding->table_grad());
+  out.emplace("d_lnf_gamma", parts_.final_norm->gamma_grad());
+  out.emplace("d_lnf_beta", parts_.final_norm->beta_grad());
+  parts_.head->collect_gradients(out);
+  for (std::size_t l = 0; l < blocks_.size(); ++l) {
+    for (auto& [name, grad] : blocks_[l]->gradients()) {
+      out.emplace(gradient_name(layer_parameter(std::string_view(name).substr(2),
+                                                static_cast<std::int64_t>(l))),
+                  grad);
+    }
+  }
+  return out;
+}
+
+void GptModel::sgd_step(double learning_rate) {
+  const TensorMap grads = gradients();
+  for (auto& [name, parameter] : parameters_) {
+    const auto grad = grads.find(gradient_name(name));
+    check(grad != grads.end(), fmt::format("no gradient for parameter '{}'", name));
+    Tensor step = device_.empty(parameter.extents(), parameter.dtype());
+    device_.copy(grad->second, step);
+    device_.scale(step, -learning_rate);
+    device_.add_inplace(parameter, step);
+  }
+}
+
+}  // namespace tplab::gpt

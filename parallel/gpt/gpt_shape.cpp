@@ -1,0 +1,37 @@
+/// @file
+/// GptShape: its description, its rules and the extents of the model's own parameters.
+#include "gpt/gpt_shape.hpp"
+
+#include <fmt/format.h>
+
+namespace tplab::gpt {
+
+std::string to_string(const GptShape& shape) {
+  return fmt::format("{} V={} L={}", tplab::to_string(shape.block), shape.vocab, shape.layers);
+}
+
+std::string gpt_shape_problem(const GptShape& shape) {
+  if (std::string problem = shape_problem(shape.block); !problem.empty()) return problem;
+  if (shape.vocab < 2) {
+    return fmt::format("a vocabulary of {} tokens leaves nothing to predict; use at least 2",
+                       shape.vocab);
+  }
+  if (shape.layers < 1) return fmt::format("{} blocks: a GPT needs at least 1", shape.layers);
+  return {};
+}
+
+Extents gpt_extents(std::string_view tensor, const GptShape& shape) {
+  const std::int64_t h = shape.block.h, v = shape.vocab;
+  if (tensor == "embedding") return {v, h};
+  if (tensor == "lnf_gamma" || tensor == "lnf_beta") return {h};
+  if (tensor == "w_head") return {h, v};
+  if (tensor == "b_head") return {v};
+  if (tensor == "logits") return {shape.block.tokens(), v};
+  return global_extents(tensor, shape.block);
+}
+
+std::string layer_parameter(std::string_view parameter, std::int64_t layer) {
+  return fmt::format("layer{}.{}", layer, parameter);
+}
+
+}  // namespace tplab::gpt

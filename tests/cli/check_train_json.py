@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Checks the JSON of `tplab train --json`, and that two runs of one command agree bit for bit.
+
+check_train_json.py FILE STEPS [OTHER_FILE]: FILE holds STEPS steps, each loss within the
+run's tolerance of the reference's, a pass verdict and both hashes; with OTHER_FILE (a rerun of
+the same command), every loss and both hashes must be identical.
+"""
+import json
+import math
+import sys
+
+
+def main():
+    path, steps = sys.argv[1], int(sys.argv[2])
+    run = json.load(open(path))
+    problems = []
+    for key in ("scheme", "np", "grid", "dtype", "shape", "tolerance", "max_relative_difference",
+                "replicas_identical", "loss_hash", "parameter_hash", "pass", "steps"):
+        if key not in run:
+            problems.append(f"missing '{key}'")
+    if len(run.get("steps", [])) != steps:
+        problems.append(f"{len(run.get('steps', []))} steps, expected {steps}")
+    for s in run.get("steps", []):
+        diff = abs(s["loss"] - s["reference_loss"]) / abs(s["reference_loss"])
+        if not math.isfinite(s["loss"]) or diff > run["tolerance"]:
+            problems.append(f"step {s['step']}: loss {s['loss']} vs {s['reference_loss']}")
+    if not run.get("pass") or not run.get("replicas_identical"):
+        problems.append("the run did not pass")
+    if run["steps"] and run["steps"][-1]["loss"] >= run["steps"][0]["loss"]:
+        problems.append("the loss did not fall")
+    if len(sys.argv) > 3:
+        other = json.load(open(sys.argv[3]))
+        for key in ("loss_hash", "parameter_hash"):
+            if run[key] != other[key]:
+                problems.append(f"rerun: {key} {run[key]} vs {other[key]}")
+        if [s["loss"] for s in run["steps"]] != [s["loss"] for s in other["steps"]]:
+            problems.append("rerun: the loss curves differ")
+    for p in problems:
+        print(f"{path}: {p}")
+    if problems:
+        sys.exit(1)
+    print(f"{path}: ok, {steps} steps, loss {run['steps'][0]['loss']:.4f} -> "
+          f"{run['steps'][-1]['loss']:.4f}, hashes {run['loss_hash']} {run['parameter_hash']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+// The GPT trained on every scheme against the single-device reference: loss curves within
+// tolerance at every step, bitwise identical reruns, and a dropped vocabulary reduction caught.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "comm/mpi_comm.hpp"
+#include "core/error.hpp"
+#include "device/cpu_device.hpp"
+#include "faulty_comm.hpp"
+#include "trainer.hpp"
+
+namespace tplab::train {
+namespace {
+
+/// The schemes this world size trains (1D at 2 and 4 ranks, 2D at 4, 2.5D and 3D at 8).
+std::vector<std::string> schemes_for(int world_size) {
+  switch (world_size) {
+    case 2:
+      return {"1d"};
+    case 4:
+      return {"1d", "2d"};
+    case 8:
+      return {"2.5d", "3d"};
+    default:
+      return {};
+  }
+}
+
+TrainConfig config(const std::string& scheme, DType dtype) {
+  TrainConfig c;
+  c.scheme = scheme;
+  c.dtype = dtype;
+  c.steps = 20;
+  return c;
+}
+
+TEST(Train, LossCurvesAgreeWithTheReferenceInF64AndF32) {
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
+  CpuDevice device;
+  for (const auto& scheme : schemes_for(world->size())) {
+    for (DType dtype : {DType::f64, DType::f32}) {
+      const TrainResult r = run_training(*world, device, config(scheme, dtype));
+      ASSERT_EQ(r.steps.size(), 20u);
+      EXPECT_TRUE(r.pass) << scheme << " " << dtype_name(dtype) << ": max relative difference "
+                          << r.max_relative_difference << ", replicas: " << r.replicas_differ;
+      EXPECT_LE(r.max_relative_difference, r.tolerance) << scheme << " " << dtype_name(dtype);
+      EXPECT_TRUE(r.replicas_differ.empty()) << r.replicas_differ;
+      EXPECT_GT(r.replicated_parameters, 0) << scheme;
+      // the model learns: the loss falls well below its start
+      EXPECT_LT(r.steps.back().loss, 0.7 * r.steps.front().loss) << scheme;
+      if (world->rank() == 0) {
+        std::printf("%s %s: loss %.6f -> %.6f, max relative difference %.2e\n", scheme.c_str(),
+                    std::string(dtype_name(dtype)).c_str(), r.steps.front().loss,
+                    r.steps.back().loss, r.max_relative_difference);
+      }
+    }
+  }
+}
+
+TEST(Train, RerunIsBitwiseIdentical) {
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
+  CpuDevice device;
+  for (const auto& scheme : schemes_for(world->size())) {
+    TrainConfig c = config(scheme, DType::f32);
+    c.steps = 5;
+    const TrainResult a = run_training(*world, device, c);
+    const TrainResult b = run_training(*world, device, c);
+    EXPECT_EQ(a.loss_hash, b.loss_hash) << scheme;
+    EXPECT_EQ(a.parameter_hash, b.parameter_hash) << scheme;
+    c.seed = 2;
+    const TrainResult other = run_training(*world, device, c);
+    EXPECT_NE(a.parameter_hash, other.parameter_hash) << scheme << ": the hash sees the seed";
+  }
+}
+
+TEST(Train, ADroppedVocabularyReductionFailsTheRun) {
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  if (world->size() != 2 && world->size() != 4) GTEST_SKIP() << "1D runs on 2 and 4 ranks here";
+  CpuDevice device;
+  TrainConfig c = config("1d", DType::f64);
+  c.steps = 3;
+  // All-reduces on tp in step 0, forward: the embedding (0), two per block (1-4), then the
+  // cross-entropy's maximum (5) and its sums of exp and target logits (6).
+  for (int dropped : {5, 6}) {
+    verify::FaultyComm faulty(*world, verify::Fault{"tp", dropped});
+    const TrainResult r = run_training(faulty, device, c);
+    EXPECT_FALSE(r.pass) << "dropping tp all-reduce " << dropped << " went unnoticed";
+    EXPECT_GT(r.max_relative_difference, r.tolerance) << dropped;
+    world->barrier();
+  }
+}
+
+TEST(Train, RefusesAVocabularyTheGroupCannotSplit) {
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  if (world->size() != 4) GTEST_SKIP() << "the case needs 4 ranks";
+  CpuDevice device;
+  TrainConfig c = config("1d", DType::f64);
+  c.shape.vocab = 66;
+  EXPECT_THROW(run_training(*world, device, c), UsageError);
+  c = config("2d", DType::f64);
+  c.shape.vocab = 65;
+  EXPECT_THROW(run_training(*world, device, c), UsageError);
+}
+
+}  // namespace
+}  // namespace tplab::train

@@ -1,0 +1,204 @@
+/// @file
+/// The training harness: shards, steps, the loss report, and the checks at the end.
+#include "trainer.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "device/cpu_device.hpp"
+#include "gpt/gpt_model.hpp"
+#include "harness.hpp"
+#include "initial_parameters.hpp"
+#include "loss_tolerance.hpp"
+#include "reference_training.hpp"
+#include "tensor_check.hpp"
+#include "training_data.hpp"
+
+namespace tplab::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Where every parameter of the model lives: the layout's placements for the model's own
+/// parameters, the scheme's block placements (the same for every layer) for the rest.
+std::vector<TensorPlacement> parameter_placements(const Scheme& scheme,
+                                                  const gpt::GptLayout& layout, int world_size,
+                                                  const gpt::GptShape& shape) {
+  std::vector<TensorPlacement> out = layout.placements(world_size, shape);
+  const std::vector<TensorPlacement> block =
+      scheme.placements(world_size, shape.block, Workload::block);
+  for (std::int64_t l = 0; l < shape.layers; ++l) {
+    for (std::string_view name : kBlockParameters) {
+      TensorPlacement p = find_placement(block, name);
+      p.tensor = gpt::layer_parameter(name, l);
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+std::uint64_t fnv1a(std::span<const std::uint64_t> words) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint64_t w : words) {
+    for (int byte = 0; byte < 8; ++byte) {
+      h ^= (w >> (8 * byte)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h;
+}
+
+/// The mean loss over all m tokens: one rank of each vocabulary group puts its rows' losses
+/// into an [m] vector of zeros, and a sum over the world assembles it (each element has one
+/// non-zero term, so the sum is exact); the mean is then taken in token order.
+double mean_loss(Comm& world, const gpt::GptModel& model, const std::vector<double>& losses,
+                 std::int64_t tokens) {
+  CpuDevice host;
+  Tensor all = host.zeros({tokens}, DType::f64);
+  if (model.counts_loss()) {
+    std::copy(losses.begin(), losses.end(), all.data_as<double>() + model.loss_block().row0);
+  }
+  world.all_reduce(all);
+  double sum = 0;
+  for (std::int64_t t = 0; t < tokens; ++t) sum += all.data_as<double>()[t];
+  return sum / static_cast<double>(tokens);
+}
+
+/// Compares the hashes of every parameter shard among the ranks that hold the same block, as
+/// verify does for gradients; returns the first parameter whose replicas differ (or "") and
+/// sets the run's parameter hash and the count of replicated parameters.
+std::string check_replicas(Comm& world, Device& device, const gpt::GptModel& model,
+                           const std::vector<TensorPlacement>& placements, TrainResult& result) {
+  CpuDevice host;
+  const TensorMap& parameters = model.parameters();
+  const auto n = static_cast<std::int64_t>(parameters.size());
+  Tensor mine = host.empty({2 * n}, DType::f64);
+  std::int64_t slot = 0;
+  for (const auto& [name, shard] : parameters) {
+    std::vector<double> values(static_cast<std::size_t>(shard.numel()));
+    device.download(shard, values);
+    const std::uint64_t h = verify::bit_hash(values);
+    // two 32-bit halves, which doubles hold exactly
+    mine.data_as<double>()[slot++] = static_cast<double>(h >> 32);
+    mine.data_as<double>()[slot++] = static_cast<double>(h & 0xffffffffull);
+  }
+  Tensor all = host.empty({world.size() * 2 * n}, DType::f64);
+  world.all_gather(mine, all);
+  const auto hash_of = [&](int rank, std::int64_t index) {
+    const double* at = all.data_as<double>() + rank * 2 * n + 2 * index;
+    return (static_cast<std::uint64_t>(at[0]) << 32) | static_cast<std::uint64_t>(at[1]);
+  };
+  std::vector<std::uint64_t> every;
+  for (int r = 0; r < world.size(); ++r) {
+    for (std::int64_t i = 0; i < n; ++i) every.push_back(hash_of(r, i));
+  }
+  result.parameter_hash = fnv1a(every);
+
+  std::string differ;
+  std::int64_t index = 0;
+  for (const auto& [name, shard] : parameters) {
+    const TensorPlacement& p = find_placement(placements, name);
+    bool replicated = false;
+    for (int a = 0; a < world.size(); ++a) {
+      for (int b = a + 1; b < world.size(); ++b) {
+        if (p.blocks[static_cast<std::size_t>(a)] != p.blocks[static_cast<std::size_t>(b)]) {
+          continue;
+        }
+        replicated = true;
+        if (hash_of(a, index) != hash_of(b, index) && differ.empty()) {
+          differ = fmt::format("{}: ranks {} and {} hold the same block ({}) with other bits", name,
+                               a, b, p.rule);
+        }
+      }
+    }
+    result.replicated_parameters += replicated ? 1 : 0;
+    ++index;
+  }
+  return differ;
+}
+
+}  // namespace
+
+void validate_training(int world_size, const TrainConfig& config) {
+  if (config.steps < 1) {
+    throw UsageError(fmt::format("--steps {}: train at least 1 step", config.steps));
+  }
+  if (!(config.learning_rate > 0) || !std::isfinite(config.learning_rate)) {
+    throw UsageError(
+        fmt::format("--lr {}: the learning rate must be a positive number", config.learning_rate));
+  }
+  loss_tolerance(config.dtype);
+  const auto scheme = make_scheme(config.scheme, config.options);
+  const auto layout = gpt::make_gpt_layout(config.scheme, config.options);
+  gpt::validate_gpt(*scheme, *layout, world_size, config.shape);
+}
+
+TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
+                         const std::function<void(const StepRecord&)>& on_step) {
+  // Decide everything that can fail before the first collective, on every rank alike.
+  validate_training(world.size(), config);
+  const auto scheme = make_scheme(config.scheme, config.options);
+  const auto layout = gpt::make_gpt_layout(config.scheme, config.options);
+  const gpt::GptShape& shape = config.shape;
+  const std::int64_t m = shape.block.tokens();
+  const verify::HostArrays initial = initial_parameters(shape, config.seed);
+  // Every rank trains the (small) reference too, so each reaches the verdict on its own.
+  ReferenceTraining reference(shape, initial, config.learning_rate);
+  const std::vector<TensorPlacement> placements =
+      parameter_placements(*scheme, *layout, world.size(), shape);
+
+  TensorMap shards;
+  for (const auto& [name, array] : initial) {
+    shards.emplace(name, verify::upload_shard(device, array, find_placement(placements, name),
+                                              world.rank(), config.dtype));
+  }
+  gpt::GptModel model(world, device, *scheme, *layout, shape, std::move(shards));
+
+  TrainResult result;
+  result.config = config;
+  result.world_size = world.size();
+  result.grid = scheme->describe_grid(world.size(), shape.block);
+  result.tolerance = loss_tolerance(config.dtype).rtol;
+  bool within = true;
+  std::vector<std::uint64_t> loss_bits;
+  CpuDevice host;
+  for (std::int64_t step = 0; step < config.steps; ++step) {
+    const Batch batch = synthetic_batch(shape, config.seed, step);
+    world.counters().reset();
+    const auto start = Clock::now();
+    const std::vector<double> losses = model.forward_backward(batch.ids, batch.targets);
+    model.sgd_step(config.learning_rate);
+    Tensor times = host.empty({2}, DType::f64);
+    times.data_as<double>()[0] = std::chrono::duration<double>(Clock::now() - start).count();
+    times.data_as<double>()[1] = world.counters().total_seconds();
+
+    StepRecord record;
+    record.step = step;
+    record.loss = mean_loss(world, model, losses, m);
+    world.all_reduce(times, ReduceOp::max);
+    record.seconds = times.data_as<double>()[0];
+    record.comm_seconds = times.data_as<double>()[1];
+    record.tokens_per_second = static_cast<double>(m) / record.seconds;
+    record.reference_loss = reference.step(batch);
+    record.relative_difference =
+        std::abs(record.loss - record.reference_loss) / std::abs(record.reference_loss);
+    // written so that NaN fails
+    within = within && record.relative_difference <= result.tolerance;
+    if (!(record.relative_difference <= result.max_relative_difference)) {
+      result.max_relative_difference = record.relative_difference;
+    }
+    loss_bits.push_back(std::bit_cast<std::uint64_t>(record.loss));
+    result.steps.push_back(record);
+    if (on_step) on_step(record);
+  }
+  result.loss_hash = fnv1a(loss_bits);
+  result.replicas_differ = check_replicas(world, device, model, placements, result);
+  result.pass = within && result.replicas_differ.empty();
+  return result;
+}
+
+}  // namespace tplab::train

@@ -1,0 +1,65 @@
+/// @file
+/// The training harness: the GPT on one scheme for K steps beside the single-device reference.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "comm/comm.hpp"
+#include "device/device.hpp"
+#include "gpt/gpt_shape.hpp"
+#include "scheme/scheme.hpp"
+
+namespace tplab::train {
+
+/// One training run.
+struct TrainConfig {
+  std::string scheme = "1d";                             ///< "1d", "2d", "2.5d", "3d"
+  SchemeOptions options;                                 ///< 2.5D's depth, 3D's regather
+  gpt::GptShape shape{BlockShape{4, 16, 32, 4}, 64, 2};  ///< blocks, V and L
+  DType dtype = DType::f64;                              ///< of the parallel model
+  std::uint64_t seed = 1;                                ///< of the parameters and the data
+  std::int64_t steps = 30;                               ///< SGD steps K
+  double learning_rate = 0.3;                            ///< SGD's
+};
+
+/// One step, complete on every rank.
+struct StepRecord {
+  std::int64_t step = 0;           ///< from 0
+  double loss = 0;                 ///< the parallel model's mean loss before this step's update
+  double reference_loss = 0;       ///< the reference's, in f64
+  double relative_difference = 0;  ///< |loss - reference| / |reference|
+  double seconds = 0;              ///< forward, backward and update, on the slowest rank
+  double comm_seconds = 0;       ///< of which inside collectives, on the rank that spent most there
+  double tokens_per_second = 0;  ///< m / seconds
+};
+
+/// What a run found, complete on every rank.
+struct TrainResult {
+  TrainConfig config;                  ///< what was run
+  int world_size = 0;                  ///< ranks
+  std::string grid;                    ///< e.g. "q=2 d=2"
+  std::vector<StepRecord> steps;       ///< one per step
+  double tolerance = 0;                ///< loss_tolerance(dtype).rtol
+  double max_relative_difference = 0;  ///< over every step (NaN when a loss was NaN)
+  int replicated_parameters = 0;       ///< parameters whose shards repeat on several ranks
+  std::string replicas_differ;         ///< empty, or the first parameter whose replicas differ
+  std::uint64_t loss_hash = 0;         ///< FNV-1a of the bits of the loss curve
+  std::uint64_t parameter_hash = 0;    ///< FNV-1a of every rank's final parameter shards' hashes
+  bool pass = false;                   ///< every step within tolerance, replicas identical
+};
+
+/// Throws UsageError, the same on every rank and before any collective, unless the run can
+/// go ahead on `world_size` ranks (the scheme's rules, the vocabulary split, steps >= 1, a
+/// positive learning rate, dtype f64 or f32).
+void validate_training(int world_size, const TrainConfig& config);
+
+/// Trains the GPT on `world` for config.steps steps and the reference beside it; calls
+/// `on_step` with each step's record as soon as it is known (on every rank). Collective over
+/// `world`.
+TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
+                         const std::function<void(const StepRecord&)>& on_step = {});
+
+}  // namespace tplab::train
