@@ -53,6 +53,16 @@ TEST(CudaChecks, ShapesAndDtypesMustAgree) {
   EXPECT_THROW(require_host_size("upload", 11, gpu({4, 3})), InternalError);
 }
 
+TEST(CudaChecks, VocabularyOpsNeedOneIndexAndOnePairPerRow) {
+  EXPECT_NO_THROW(require_index_per_row("gather_rows", gpu({5, 3}), 5));
+  EXPECT_THROW(require_index_per_row("gather_rows", gpu({5, 3}), 4), InternalError);
+  EXPECT_THROW(require_index_per_row("gather_rows", on(DeviceKind::cpu, {5, 3}), 5), InternalError);
+  EXPECT_NO_THROW(require_row_pairs("cross_entropy_sums", gpu({5, 8}), gpu({5, 2})));
+  EXPECT_THROW(require_row_pairs("cross_entropy_sums", gpu({5, 8}), gpu({2, 5})), InternalError);
+  EXPECT_THROW(require_row_pairs("cross_entropy_sums", gpu({5, 8}), gpu({5, 2}, DType::f64)),
+               InternalError);
+}
+
 TEST(CudaChecks, CausalScoresAreSquarePerBatch) {
   EXPECT_NO_THROW(require_causal_scores("softmax", gpu({6, 5, 5}), gpu({6, 5, 5})));
   EXPECT_THROW(require_causal_scores("softmax", gpu({6, 5, 4}), gpu({6, 5, 4})), InternalError);

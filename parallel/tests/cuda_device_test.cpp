@@ -287,6 +287,54 @@ TEST_P(CudaDeviceTest, LayerNormParts) {
   expect_close(dbeta, "layernorm_backward_params dbeta");
 }
 
+TEST_P(CudaDeviceTest, VocabularyShardLookupAndCrossEntropy) {
+  // A shard of 37 vocabulary rows; ids and targets outside [0, 37) belong to other ranks.
+  const std::int64_t vocab = 37, h = 70, rows = 45;
+  std::vector<std::int64_t> ids(rows), targets(rows);
+  std::mt19937 gen(21);
+  std::uniform_int_distribution<std::int64_t> pick(-5, vocab + 5);
+  for (auto& i : ids) i = pick(gen);
+  for (auto& t : targets) t = pick(gen);
+  ids[3] = ids[9] = ids[30] = 4;  // repeated rows: the scatter adds them in order
+  Pair table = make({vocab, h}, 17);
+  Pair out = empty({rows, h});
+  cpu.gather_rows(table.cpu, ids, out.cpu);
+  gpu->gather_rows(table.gpu, ids, out.gpu);
+  EXPECT_EQ(read(cpu, out.cpu), read(*gpu, out.gpu));  // a copy: exact
+  // Eighths between -2 and 2: every sum of a few of them is exact in bf16 too, so the scatter's
+  // result must be exact in every dtype.
+  const auto eighths = [&gen](std::int64_t count) {
+    std::uniform_int_distribution<int> k(-16, 16);
+    std::vector<double> v(static_cast<std::size_t>(count));
+    for (double& x : v) x = k(gen) / 8.0;
+    return v;
+  };
+  Pair grad_table = upload({vocab, h}, eighths(vocab * h));
+  Pair grad = upload({rows, h}, eighths(rows * h));
+  cpu.scatter_add_rows(grad.cpu, ids, grad_table.cpu);
+  gpu->scatter_add_rows(grad.gpu, ids, grad_table.gpu);
+  EXPECT_EQ(read(cpu, grad_table.cpu), read(*gpu, grad_table.gpu));
+
+  Pair logits = make({rows, vocab}, 19, -4.0, 4.0);
+  Pair max = empty({rows});
+  cpu.row_max(logits.cpu, max.cpu);
+  gpu->row_max(logits.gpu, max.gpu);
+  EXPECT_EQ(read(cpu, max.cpu), read(*gpu, max.gpu));  // a maximum: exact
+  Pair sums = empty({rows, 2});
+  cpu.cross_entropy_sums(logits.cpu, max.cpu, targets, sums.cpu);
+  gpu->cross_entropy_sums(logits.gpu, max.gpu, targets, sums.gpu);
+  expect_close(sums, "cross_entropy_sums");
+  // backward from the CPU's sums, so both start from the same values
+  const auto cpu_sums = read(cpu, sums.cpu);
+  std::vector<double> held(cpu_sums.size());
+  for (std::size_t i = 0; i < held.size(); ++i) held[i] = representable(cpu_sums[i]);
+  Pair same = upload({rows, 2}, held);
+  Pair dlogits = empty({rows, vocab});
+  cpu.cross_entropy_backward(logits.cpu, max.cpu, same.cpu, targets, 0.25, dlogits.cpu);
+  gpu->cross_entropy_backward(logits.gpu, max.gpu, same.gpu, targets, 0.25, dlogits.gpu);
+  expect_close(dlogits, "cross_entropy_backward");
+}
+
 TEST_P(CudaDeviceTest, RefusesHostTensorsAndMisfits) {
   Pair a = make({4, 4}, 20);
   EXPECT_THROW(gpu->add_inplace(a.gpu, a.cpu), InternalError);

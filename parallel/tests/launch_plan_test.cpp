@@ -32,6 +32,16 @@ TEST(LaunchPlan, RowsGetOneWarpEach) {
   EXPECT_EQ(row_launch(1000).threads, kRowsPerBlock * kWarpSize);
 }
 
+TEST(LaunchPlan, ColumnsGetOneThreadEach) {
+  EXPECT_EQ(column_launch(0).blocks, 0);
+  EXPECT_EQ(column_launch(1).blocks, 1);
+  EXPECT_EQ(column_launch(kThreadsPerBlock).blocks, 1);
+  EXPECT_EQ(column_launch(kThreadsPerBlock + 1).blocks, 2);
+  const Launch l = column_launch(1000);
+  EXPECT_GE(l.blocks * l.threads, 1000);
+  EXPECT_LT((l.blocks - 1) * l.threads, 1000);
+}
+
 TEST(LaunchPlan, ColumnSumsCoverEveryRowOnceAndEveryColumn) {
   for (std::int64_t rows : {0, 1, 7, 8, 9, 100, 16384, 1 << 22}) {
     for (std::int64_t cols : {1, 31, 32, 33, 4096, 16384}) {

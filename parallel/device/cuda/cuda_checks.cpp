@@ -50,6 +50,21 @@ void require_per_row(std::string_view op, const Tensor& x, const Tensor& per_row
   }
 }
 
+void require_index_per_row(std::string_view op, const Tensor& x, std::size_t indices) {
+  require_on_device(op, x);
+  if (static_cast<std::int64_t>(indices) != x.rows()) {
+    fail(op, fmt::format("{} indices for the {} rows of {}", indices, x.rows(), describe(x)));
+  }
+}
+
+void require_row_pairs(std::string_view op, const Tensor& x, const Tensor& sums) {
+  require_on_device(op, sums);
+  if (sums.extents() != Extents{x.rows(), 2} || sums.dtype() != x.dtype()) {
+    fail(op,
+         fmt::format("{} must be [{}, 2] of {}", describe(sums), x.rows(), dtype_name(x.dtype())));
+  }
+}
+
 void require_per_column(std::string_view op, const Tensor& x, const Tensor& per_column) {
   require_on_device(op, x);
   require_on_device(op, per_column);

@@ -27,6 +27,12 @@ void require_per_row(std::string_view op, const Tensor& x, const Tensor& per_row
 /// `per_column` holds one value per column of x, in x's dtype, on the device.
 void require_per_column(std::string_view op, const Tensor& x, const Tensor& per_column);
 
+/// `indices` host indices, one per row of x (token ids, targets), for a tensor on the device.
+void require_index_per_row(std::string_view op, const Tensor& x, std::size_t indices);
+
+/// `sums` is [x.rows(), 2] in x's dtype on the device (per-row pairs of sums).
+void require_row_pairs(std::string_view op, const Tensor& x, const Tensor& sums);
+
 /// `host_values` values fill `t` exactly (upload, download).
 void require_host_size(std::string_view op, std::size_t host_values, const Tensor& t);
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,32 @@ const T* typed(const Tensor& t) {
 dim3 grid_of(const cuda::Launch& l) {
   return dim3(static_cast<unsigned>(l.blocks));
 }
+
+/// Host indices (token ids, targets) copied to the device for one call. The copy from pageable
+/// memory returns once the values are staged, so the host span may go away; the device copy is
+/// freed on the stream after the kernels that read it.
+class DeviceIndices {
+ public:
+  DeviceIndices(std::span<const std::int64_t> host, cudaStream_t stream) : stream_(stream) {
+    if (host.empty()) return;
+    check_cuda(cudaMallocAsync(reinterpret_cast<void**>(&data_), host.size_bytes(), stream),
+               "cudaMallocAsync (indices)");
+    check_cuda(
+        cudaMemcpyAsync(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream),
+        "cudaMemcpyAsync (indices)");
+  }
+  ~DeviceIndices() {
+    if (data_ != nullptr) cudaFreeAsync(data_, stream_);
+  }
+  DeviceIndices(const DeviceIndices&) = delete;
+  DeviceIndices& operator=(const DeviceIndices&) = delete;
+  /// The indices on the device.
+  const std::int64_t* get() const { return data_; }
+
+ private:
+  std::int64_t* data_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
 
 }  // namespace
 
@@ -587,6 +614,90 @@ void CudaDevice::layernorm_backward_params(const Tensor& dy, const Tensor& xhat,
   cuda::require_per_column("layernorm_backward_params", dy, dbeta);
   column_sums(dy, &xhat, dgamma, 0.0);
   column_sums(dy, nullptr, dbeta, 0.0);
+}
+
+// ---- a vocabulary split over ranks --------------------------------------------------------------
+
+void CudaDevice::gather_rows(const Tensor& table, std::span<const std::int64_t> rows, Tensor& out) {
+  cuda::require_on_device("gather_rows", out);
+  cuda::require_on_device("gather_rows", table);
+  if (out.cols() != table.cols() || out.dtype() != table.dtype()) {
+    throw InternalError("CudaDevice::gather_rows: rows of " + to_string(out.extents()) +
+                        " and of the table " + to_string(table.extents()) + " differ");
+  }
+  cuda::require_index_per_row("gather_rows", out, rows.size());
+  const cuda::Launch l = cuda::row_launch(out.rows());
+  if (l.blocks == 0 || out.cols() == 0) return;
+  const DeviceIndices ids(rows, state_->stream);
+  dispatch(table.dtype(), [&]<typename T>() {
+    cuda::gather_rows_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
+        typed<T>(table), ids.get(), typed<T>(out), out.rows(), table.rows(), out.cols());
+  });
+  check_launch("gather_rows_kernel");
+}
+
+void CudaDevice::scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows,
+                                  Tensor& table) {
+  cuda::require_on_device("scatter_add_rows", src);
+  cuda::require_on_device("scatter_add_rows", table);
+  if (src.cols() != table.cols() || src.dtype() != table.dtype()) {
+    throw InternalError("CudaDevice::scatter_add_rows: rows of " + to_string(src.extents()) +
+                        " and of the table " + to_string(table.extents()) + " differ");
+  }
+  cuda::require_index_per_row("scatter_add_rows", src, rows.size());
+  const cuda::Launch l = cuda::column_launch(src.cols());
+  if (l.blocks == 0 || src.rows() == 0) return;
+  const DeviceIndices ids(rows, state_->stream);
+  dispatch(table.dtype(), [&]<typename T>() {
+    cuda::scatter_add_rows_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
+        typed<T>(src), ids.get(), typed<T>(table), src.rows(), table.rows(), src.cols());
+  });
+  check_launch("scatter_add_rows_kernel");
+}
+
+void CudaDevice::row_max(const Tensor& x, Tensor& out) {
+  cuda::require_per_row("row_max", x, out);
+  if (x.cols() == 0) throw InternalError("CudaDevice::row_max: rows without elements");
+  const cuda::Launch l = cuda::row_launch(x.rows());
+  if (l.blocks == 0) return;
+  dispatch(x.dtype(), [&]<typename T>() {
+    cuda::row_max_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
+        typed<T>(x), typed<T>(out), x.rows(), x.cols());
+  });
+  check_launch("row_max_kernel");
+}
+
+void CudaDevice::cross_entropy_sums(const Tensor& logits, const Tensor& max,
+                                    std::span<const std::int64_t> targets, Tensor& sums) {
+  cuda::require_per_row("cross_entropy_sums", logits, max);
+  cuda::require_index_per_row("cross_entropy_sums", logits, targets.size());
+  cuda::require_row_pairs("cross_entropy_sums", logits, sums);
+  const cuda::Launch l = cuda::row_launch(logits.rows());
+  if (l.blocks == 0) return;
+  const DeviceIndices t(targets, state_->stream);
+  dispatch(logits.dtype(), [&]<typename T>() {
+    cuda::cross_entropy_sums_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
+        typed<T>(logits), typed<T>(max), t.get(), typed<T>(sums), logits.rows(), logits.cols());
+  });
+  check_launch("cross_entropy_sums_kernel");
+}
+
+void CudaDevice::cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
+                                        std::span<const std::int64_t> targets, double scale,
+                                        Tensor& dlogits) {
+  cuda::require_same("cross_entropy_backward", logits, dlogits);
+  cuda::require_per_row("cross_entropy_backward", logits, max);
+  cuda::require_index_per_row("cross_entropy_backward", logits, targets.size());
+  cuda::require_row_pairs("cross_entropy_backward", logits, sums);
+  const cuda::Launch l = cuda::row_launch(logits.rows());
+  if (l.blocks == 0) return;
+  const DeviceIndices t(targets, state_->stream);
+  dispatch(logits.dtype(), [&]<typename T>() {
+    cuda::cross_entropy_backward_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
+        typed<T>(logits), typed<T>(max), typed<T>(sums), t.get(), static_cast<cuda::Acc<T>>(scale),
+        typed<T>(dlogits), logits.rows(), logits.cols());
+  });
+  check_launch("cross_entropy_backward_kernel");
 }
 
 }  // namespace tplab

@@ -84,6 +84,16 @@ class CudaDevice final : public Device {
   void layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
                                  Tensor& dbeta) override;
 
+  void gather_rows(const Tensor& table, std::span<const std::int64_t> rows, Tensor& out) override;
+  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows,
+                        Tensor& table) override;
+  void row_max(const Tensor& x, Tensor& out) override;
+  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
+                          std::span<const std::int64_t> targets, Tensor& sums) override;
+  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
+                              std::span<const std::int64_t> targets, double scale,
+                              Tensor& dlogits) override;
+
   /// The stream, the cuBLAS handle and the GPU's properties (defined in cuda_device.cu). Shared
   /// with the tensors' deleters, which free their memory on the stream after the device is gone.
   struct State;

@@ -439,4 +439,90 @@ __global__ void column_finish_kernel(const Acc<T>* partial, T* out, std::int64_t
   }
 }
 
+// ---- a vocabulary shard: embedding rows and cross-entropy ---------------------------------------
+// ids and targets index this rank's shard of the vocabulary; one outside [0, shard rows) belongs
+// to another rank and is skipped.
+
+/// out[r, :] = table[ids[r], :], or 0 where ids[r] is not in this shard; one warp per row.
+template <typename T>
+__global__ void gather_rows_kernel(const T* table, const std::int64_t* ids, T* out,
+                                   std::int64_t rows, std::int64_t table_rows, std::int64_t cols) {
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;
+  const std::int64_t id = ids[r];
+  const bool here = id >= 0 && id < table_rows;
+  for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
+    out[r * cols + c] = here ? table[id * cols + c] : narrow<T>(Acc<T>(0));
+  }
+}
+
+/// table[ids[r], c] += src[r, c] for r = 0, 1, ... in order; one thread per column, so the
+/// additions into a cell happen in the host's order and the result does not depend on how the
+/// threads are scheduled (no atomics).
+template <typename T>
+__global__ void scatter_add_rows_kernel(const T* src, const std::int64_t* ids, T* table,
+                                        std::int64_t rows, std::int64_t table_rows,
+                                        std::int64_t cols) {
+  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= cols) return;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t id = ids[r];
+    if (id < 0 || id >= table_rows) continue;
+    T& cell = table[id * cols + c];
+    cell = narrow<T>(widen(cell) + widen(src[r * cols + c]));
+  }
+}
+
+/// out[r] = max_c x[r, c]; one warp per row.
+template <typename T>
+__global__ void row_max_kernel(const T* x, T* out, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;
+  const T* row = x + r * cols;
+  Acc<T> m = -Acc<T>(INFINITY);
+  for (std::int64_t c = lane(); c < cols; c += kWarpSize) m = max(m, widen(row[c]));
+  m = warp_max(m);
+  if (lane() == 0) out[r] = narrow<T>(m);
+}
+
+/// sums[r] = (sum_c exp(logits[r, c] - max[r]), logits[r, targets[r]] or 0 when the target is
+/// not in this shard); one warp per row.
+template <typename T>
+__global__ void cross_entropy_sums_kernel(const T* logits, const T* max,
+                                          const std::int64_t* targets, T* sums, std::int64_t rows,
+                                          std::int64_t cols) {
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;
+  const T* row = logits + r * cols;
+  const Acc<T> m = widen(max[r]);
+  Acc<T> sum = 0;
+#pragma unroll 4
+  for (std::int64_t c = lane(); c < cols; c += kWarpSize) sum += exp_of(widen(row[c]) - m);
+  sum = warp_sum(sum);
+  if (lane() == 0) {
+    const std::int64_t t = targets[r];
+    sums[2 * r] = narrow<T>(sum);
+    sums[2 * r + 1] = t >= 0 && t < cols ? row[t] : narrow<T>(Acc<T>(0));
+  }
+}
+
+/// dlogits[r, c] = scale (exp(logits[r, c] - max[r]) / sums[r, 0] - [c == targets[r]]); one
+/// warp per row.
+template <typename T>
+__global__ void cross_entropy_backward_kernel(const T* logits, const T* max, const T* sums,
+                                              const std::int64_t* targets, Acc<T> scale, T* dlogits,
+                                              std::int64_t rows, std::int64_t cols) {
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;
+  const T* row = logits + r * cols;
+  const Acc<T> m = widen(max[r]);
+  const Acc<T> total = widen(sums[2 * r]);
+  const std::int64_t t = targets[r];
+  for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
+    Acc<T> d = exp_of(widen(row[c]) - m) / total * scale;
+    if (c == t) d -= scale;
+    dlogits[r * cols + c] = narrow<T>(d);
+  }
+}
+
 }  // namespace tplab::cuda

@@ -47,6 +47,16 @@ Launch row_launch(std::int64_t rows) {
   return {blocks, kThreadsPerBlock};
 }
 
+Launch column_launch(std::int64_t cols) {
+  check(cols >= 0, "column_launch: negative columns");
+  const std::int64_t blocks = ceil_div(cols, kThreadsPerBlock);
+  if (blocks > kMaxGridX) {
+    throw InternalError(
+        fmt::format("column_launch: {} columns need more than {} blocks", cols, kMaxGridX));
+  }
+  return {blocks, kThreadsPerBlock};
+}
+
 ColumnSumPlan column_sum_plan(std::int64_t rows, std::int64_t cols, int multiprocessors) {
   check(rows >= 0 && cols >= 0 && multiprocessors > 0, "column_sum_plan: bad arguments");
   ColumnSumPlan plan;

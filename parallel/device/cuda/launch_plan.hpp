@@ -36,6 +36,10 @@ Launch elementwise_launch(std::int64_t elements, int multiprocessors);
 /// A row kernel: one warp per row, kRowsPerBlock rows per block.
 Launch row_launch(std::int64_t rows);
 
+/// One thread per column, kThreadsPerBlock columns per block: the kernels that walk down every
+/// column in order (the embedding's deterministic scatter-add).
+Launch column_launch(std::int64_t cols);
+
 /// Column sums in two passes: blocks of kColumnTile columns x kRowsPerBlock warps each sum one
 /// chunk of rows into a partial row of f32 (gridDim = column_tiles x row_chunks), then one
 /// thread per column adds the row_chunks partial sums. Enough chunks to fill the GPU.
