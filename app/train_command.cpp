@@ -38,11 +38,12 @@ struct TrainOptions {
   int timeout = 300;
 };
 
-/// The smallest world that splits every part of the model: 1D on 2 ranks, 2D on a 2 x 2
+/// The smallest world that splits every part of the model: 1D (and 1D with sequence
+/// parallelism) on 2 ranks, 2D on a 2 x 2
 /// mesh, 2.5D on two layers of 2 x 2 (with d = 1 it would be 2D), 3D on a 2 x 2 x 2 cube.
 int default_world_size(const std::string& scheme) {
   static const std::map<std::string, int, std::less<>> sizes = {
-      {"1d", 2}, {"2d", 4}, {"2.5d", 8}, {"3d", 8}};
+      {"1d", 2}, {"1d-sp", 2}, {"2d", 4}, {"2.5d", 8}, {"3d", 8}};
   const auto found = sizes.find(scheme);
   return found != sizes.end() ? found->second : 1;
 }

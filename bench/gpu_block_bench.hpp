@@ -36,14 +36,14 @@ struct KernelRate {
 
 /// What one run measured, all times from CUDA events (warm-up, then the median of repeats).
 struct GpuBenchResult {
-  GpuBenchConfig config;  ///< what was asked for
-  std::string device;     ///< CudaDevice::description()
-  Spread step_seconds;    ///< forward + backward of the block (1D scheme on one rank)
-  double step_flops = 0;  ///< model::block_step_flops
-  double step_tflops = 0;
-  std::string matmul_shape;  ///< the plain cuBLAS matmul timed for the reference rate
-  Spread matmul_seconds;
-  double matmul_tflops = 0;
+  GpuBenchConfig config;            ///< what was asked for
+  std::string device;               ///< CudaDevice::description()
+  Spread step_seconds;              ///< forward + backward of the block (1D scheme on one rank)
+  double step_flops = 0;            ///< model::block_step_flops
+  double step_tflops = 0;           ///< step_flops over the median step time, in TFLOP/s
+  std::string matmul_shape;         ///< the plain cuBLAS matmul timed for the reference rate
+  Spread matmul_seconds;            ///< the cuBLAS matmul's time
+  double matmul_tflops = 0;         ///< its rate over the median, in TFLOP/s
   double step_of_matmul = 0;        ///< step_tflops / matmul_tflops (goal >= 0.6)
   double copy_bytes = 0;            ///< read + written by the device-to-device copy
   Spread copy_seconds;              ///< the copy's time

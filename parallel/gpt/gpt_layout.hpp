@@ -50,8 +50,8 @@ class GptLayout {
                               const TensorMap& parameters) const = 0;
 };
 
-/// The layout of scheme `name` ("1d", "2d", "2.5d", "3d"); throws UsageError for a scheme that
-/// has none.
+/// The layout of scheme `name` ("1d", "1d-sp", "2d", "2.5d", "3d"); throws UsageError for a scheme
+/// that has none.
 std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOptions& options);
 
 /// Throws UsageError, the same on every rank, unless `scheme` and its layout can run `shape`

@@ -1,5 +1,6 @@
 /// @file
-/// GptLayout1D: vocabulary split over tp, activations whole.
+/// GptLayout1D: vocabulary split over tp; activations whole, or split by tokens with sequence
+/// parallelism.
 #include "gpt/gpt_layout_1d.hpp"
 
 #include <fmt/format.h>
@@ -11,18 +12,34 @@
 namespace tplab::gpt {
 namespace {
 
-/// The LM head: a column-parallel linear whose output features are the vocabulary.
+/// The LM head: a column-parallel linear whose output features are the vocabulary, after
+/// Megatron's operator f (identity forward, all-reduce backward) or, with sequence
+/// parallelism, its all-gather / reduce-scatter form.
 class Head1D final : public Sublayer {
  public:
-  Head1D(Device& device, Comm& tp, Tensor weight, Tensor bias)
-      : tp_(tp), linear_(device, std::move(weight), std::move(bias)) {}
+  Head1D(Device& device, Comm& tp, Tensor weight, Tensor bias, bool sequence_parallel)
+      : device_(device),
+        tp_(tp),
+        linear_(device, std::move(weight), std::move(bias)),
+        sequence_parallel_(sequence_parallel) {}
 
-  // [m, h] x [h, V/t] -> [m, V/t]
-  Tensor forward(const Tensor& x) override { return linear_.forward(tp1d::OperatorF::forward(x)); }
+  Tensor forward(const Tensor& x) override {
+    if (!sequence_parallel_) {
+      return linear_.forward(tp1d::OperatorF::forward(x));  // [m, h] x [h, V/t] -> [m, V/t]
+    }
+    Tensor all = device_.empty({x.rows() * tp_.size(), x.cols()}, x.dtype());
+    tp_.all_gather(x, all);       // [m/t, h] -> [m, h]
+    return linear_.forward(all);  // [m, h] x [h, V/t] -> [m, V/t]
+  }
   Tensor backward(const Tensor& dlogits) override {
     Tensor dx = linear_.backward(dlogits);  // this rank's share of dX, [m, h]
-    tp1d::OperatorF::backward(tp_, dx);
-    return dx;
+    if (!sequence_parallel_) {
+      tp1d::OperatorF::backward(tp_, dx);
+      return dx;
+    }
+    Tensor own = device_.empty({dx.rows() / tp_.size(), dx.cols()}, dx.dtype());
+    tp_.reduce_scatter(dx, own);  // [m, h] -> [m/t, h], summed over tp
+    return own;
   }
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
@@ -30,8 +47,10 @@ class Head1D final : public Sublayer {
   std::size_t saved_bytes() const override { return linear_.saved_bytes(); }
 
  private:
+  Device& device_;
   Comm& tp_;
   tp1d::ColumnParallelLinear linear_;
+  bool sequence_parallel_;
 };
 
 }  // namespace
@@ -39,9 +58,10 @@ class Head1D final : public Sublayer {
 std::string GptLayout1D::why_not(int world_size, const GptShape& shape) const {
   if (shape.vocab % world_size == 0) return {};
   return fmt::format(
-      "1D splits the vocabulary over its {} ranks, so the vocabulary size {} must be divisible "
+      "{} splits the vocabulary over its {} ranks, so the vocabulary size {} must be divisible "
       "by {}",
-      world_size, shape.vocab, world_size);
+      sequence_parallel_ ? "1D with sequence parallelism" : "1D", world_size, shape.vocab,
+      world_size);
 }
 
 std::vector<TensorPlacement> GptLayout1D::placements(int world_size, const GptShape& shape) const {
@@ -52,6 +72,8 @@ std::vector<TensorPlacement> GptLayout1D::placements(int world_size, const GptSh
                          std::int64_t col_parts, const auto& which) {
     return blocked(name, gpt_extents(name, shape), rule, t, row_parts, col_parts, which);
   };
+  // The final LayerNorm's parameters are whole on every rank either way: with sequence
+  // parallelism each rank normalises its own tokens with them.
   return {place("embedding", "Shard(0) over tp", t, 1, own_row),
           replicated("lnf_gamma", gpt_extents("lnf_gamma", shape), t),
           replicated("lnf_beta", gpt_extents("lnf_beta", shape), t),
@@ -67,12 +89,22 @@ GptParts GptLayout1D::make_parts(Comm& world, Device& device, const GptShape& sh
   const std::int64_t m = shape.block.tokens(), h = shape.block.h;
   const std::int64_t ids = shape.vocab / tp.size();
   GptParts parts;
-  parts.embedding = std::make_unique<VocabParallelEmbedding>(
-      device, tp, VocabParallelEmbedding::Combine::all_reduce, p.at("embedding"), tp.rank() * ids,
-      0, m, BlockRange{0, m, 0, h}, shape.block.s, h);
-  parts.final_norm =
-      std::make_unique<LayerNorm>(device, nullptr, nullptr, h, p.at("lnf_gamma"), p.at("lnf_beta"));
-  parts.head = std::make_unique<Head1D>(device, tp, p.at("w_head"), p.at("b_head"));
+  if (sequence_parallel_) {
+    const std::int64_t rows = m / tp.size();
+    parts.embedding = std::make_unique<VocabParallelEmbedding>(
+        device, tp, VocabParallelEmbedding::Combine::reduce_scatter, p.at("embedding"),
+        tp.rank() * ids, 0, m, BlockRange{tp.rank() * rows, rows, 0, h}, shape.block.s, h);
+  } else {
+    parts.embedding = std::make_unique<VocabParallelEmbedding>(
+        device, tp, VocabParallelEmbedding::Combine::all_reduce, p.at("embedding"), tp.rank() * ids,
+        0, m, BlockRange{0, m, 0, h}, shape.block.s, h);
+  }
+  // Sequence parallelism: each rank sums its tokens' share of dgamma, dbeta; the replica group
+  // (tp) completes the sums.
+  parts.final_norm = std::make_unique<LayerNorm>(
+      device, nullptr, sequence_parallel_ ? &tp : nullptr, h, p.at("lnf_gamma"), p.at("lnf_beta"));
+  parts.head =
+      std::make_unique<Head1D>(device, tp, p.at("w_head"), p.at("b_head"), sequence_parallel_);
   parts.loss = std::make_unique<VocabParallelCrossEntropy>(
       device, tp, BlockRange{0, m, tp.rank() * ids, ids}, m);
   parts.grid = std::move(grid);

@@ -13,13 +13,14 @@
 namespace tplab::train {
 namespace {
 
-/// The schemes this world size trains (1D at 2 and 4 ranks, 2D at 4, 2.5D and 3D at 8).
+/// The schemes this world size trains (1D and 1d-sp at 2 and 4 ranks, 2D at 4, 2.5D and 3D
+/// at 8).
 std::vector<std::string> schemes_for(int world_size) {
   switch (world_size) {
     case 2:
-      return {"1d"};
+      return {"1d", "1d-sp"};
     case 4:
-      return {"1d", "2d"};
+      return {"1d", "1d-sp", "2d"};
     case 8:
       return {"2.5d", "3d"};
     default:
