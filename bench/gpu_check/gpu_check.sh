@@ -2,8 +2,9 @@
 # gpu_check.sh: everything that needs a GPU, in one go (./tplab gpu-check runs it).
 #   1. builds tplab for the GPU present (preset cuda, build-cuda/, its compute capability only);
 #   2. runs the GPU tests (ctest label cuda: CudaDevice against CpuDevice, every scheme);
-#   3. verify on the GPU: 1 rank with NCCL; 2, 4 and 8 ranks sharing the GPU through the host;
-#      f64, f32 and bf16; then the worst share of each dtype's tolerance used;
+#   3. verify on the GPU: 1 rank with NCCL, overlap off and on; 2, 4 and 8 ranks sharing the
+#      GPU through the host; f64, f32 and bf16; then the worst share of each dtype's tolerance
+#      used;
 #   4. the GPU benchmark (bench gpu).
 # Writes everything under bench/results/gpu-check/<UTC date>-<GPU name>/ and stops at the first
 # step that fails, saying which (exit 1); exit 4 when no GPU is visible.
@@ -54,6 +55,10 @@ fi
 step "verify, 1 rank, NCCL"
 "$tplab" verify --backend cuda --comm nccl --np 1 --dtype f64,f32,bf16 \
   --json "$out/verify-np1-nccl.json" || fail "verify on 1 rank with NCCL"
+
+step "verify, 1 rank, NCCL, overlap on (collectives started on the communication stream)"
+"$tplab" verify --backend cuda --comm nccl --np 1 --overlap on --dtype f64,f32,bf16 \
+  --json "$out/verify-np1-nccl-overlap.json" || fail "verify on 1 rank with NCCL and overlap"
 
 step "verify, 2, 4 and 8 ranks on one GPU, MPI staged through the host"
 "$tplab" verify --backend cuda --comm mpi --np 2,4,8 --dtype f64,f32,bf16 \

@@ -12,14 +12,16 @@ namespace tplab {
 class PendingTransport {
  public:
   virtual ~PendingTransport() = default;
-  /// Blocks until the data has arrived; called once.
+  /// Completes the collective for the caller, once: blocks until the data has arrived (MPI),
+  /// or makes the device's stream wait for it, the host going on (NCCL).
   virtual void wait() = 0;
 };
 
 /// A collective in flight, returned by Comm::start_all_reduce and its siblings. Until wait()
 /// returns, the collective's result must not be read and its input must not be written; the
 /// Comm that started it must outlive it. A request that is destroyed without wait() waits in
-/// its destructor, so no transfer is ever left writing into freed memory.
+/// its destructor, so no transfer is ever left writing into freed memory. On a GPU, wait()
+/// orders the device's stream after the collective: what is queued on it next sees the result.
 class CommRequest {
  public:
   /// A request that is already complete.
@@ -34,7 +36,7 @@ class CommRequest {
   CommRequest& operator=(const CommRequest&) = delete;
   ~CommRequest();
 
-  /// Blocks until the collective is complete; a second call returns at once.
+  /// Completes the collective (PendingTransport::wait); a second call returns at once.
   void wait();
   /// True until wait() has completed the collective.
   bool pending() const { return static_cast<bool>(finish_); }

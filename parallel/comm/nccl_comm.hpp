@@ -11,12 +11,24 @@
 namespace tplab {
 
 /// Collectives with NCCL on device tensors (f64, f32, bf16). Bootstrapped over MPI (rank 0
-/// makes the unique id and broadcasts it); groups come from ncclCommSplit. Each collective is
-/// enqueued on the CudaDevice's stream, after the kernels that produce its input, between two
-/// CUDA events; the host then waits for the second, and the counters record the time between
-/// them (the transfer alone, not the kernels queued before it). Host tensors (the verification
-/// harness gathers its findings in host memory) go over MPI on the same ranks. NCCL cannot
-/// put two ranks on one GPU: world() refuses that, naming the ranks, before any collective.
+/// makes the unique id and broadcasts it); groups come from ncclCommSplit. Every collective
+/// runs on a communication stream of the GPU's own (non-blocking, shared by the world and every
+/// group split from it, so the NCCL kernels of one GPU run in the order they were issued),
+/// after the work already queued on the CudaDevice's stream: an event recorded there is waited
+/// for on the communication stream first.
+///
+/// A blocking collective is enqueued between two CUDA events; the host waits for the second,
+/// and the counters record the time between them (the transfer alone, not the kernels queued
+/// before it). A started collective records a completion event instead, and its wait() makes
+/// the device's stream wait for that event: stream-ordered, so the host does not block and
+/// goes on queueing kernels that run while the data moves. Its counted `seconds` are then the
+/// host's time from starting it to that wait, and its `exposed_seconds` the host's time in
+/// the two calls (microseconds): neither times the transfer, which could only be read by
+/// blocking the host. On a GPU, what overlap hides shows in the step time, not in
+/// `exposed_seconds`. Host tensors (the verification harness gathers its findings in host
+/// memory) go over MPI on the same ranks, started ones with MPI's non-blocking collectives.
+/// NCCL cannot put two ranks on one GPU: world() refuses that, naming the ranks, before any
+/// collective.
 class NcclComm final : public Comm {
  public:
   /// Every rank of MPI_COMM_WORLD, each on its own `device`, as the group "world". Collective
@@ -31,7 +43,7 @@ class NcclComm final : public Comm {
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
 
-  /// The NCCL communicator, its events and stream (defined in nccl_comm.cu).
+  /// The NCCL communicator, its streams and events (defined in nccl_comm.cu).
   struct Handles;
 
  protected:
@@ -40,6 +52,11 @@ class NcclComm final : public Comm {
   void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
   void do_broadcast(Tensor& x, int root) override;
   void do_reduce(const Tensor& in, Tensor& out, int root) override;
+  std::unique_ptr<PendingTransport> do_start_all_reduce(Tensor& x, ReduceOp op) override;
+  std::unique_ptr<PendingTransport> do_start_all_gather(const Tensor& shard, Tensor& full) override;
+  std::unique_ptr<PendingTransport> do_start_reduce_scatter(const Tensor& full,
+                                                            Tensor& shard) override;
+  std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root) override;
   double transport_seconds(double host_seconds) override;
 
  private:
@@ -52,7 +69,8 @@ class NcclComm final : public Comm {
   std::unique_ptr<Comm> host_;
   int rank_ = 0;
   int size_ = 1;
-  /// The device seconds of the last collective, or a negative value when it ran on the host.
+  /// The device seconds of the last blocking collective, or a negative value when it ran on
+  /// the host or was started.
   double device_seconds_ = -1;
 };
 
