@@ -11,7 +11,6 @@ T = 4
 
 
 def main():
-    left, top = 30, 80
     boxes = [
         ("X", "[m, h] on every rank", svg.whole("#ccc")),
         ("H_r, A_r = gelu(H_r)", "[m, 4h/t] per rank", svg.by_features(T)),
@@ -19,16 +18,10 @@ def main():
         ("Y = sum + b2", "[m, h] on every rank", svg.whole("#ccc")),
     ]
     between = [("f, X W1_r", "W1 by columns"), ("A_r W2_r", "W2 by rows"), ("g", "all_reduce")]
-    width = left + len(boxes) * svg.STEP
-    out = svg.header(width, top + svg.BOX_H + 110, [svg.marker("head")])
-    out.append(svg.text(width / 2, 28, "The 1D MLP, t = 4: f, fc1 by columns, GELU, fc2 by rows, g",
-                        16, "bold"))
-    out += svg.box_row(left, top, boxes, between)
-    out += svg.rank_legend(left, top + svg.BOX_H + 40, T)
-    out.append(svg.text(width / 2, top + svg.BOX_H + 90,
-                        "backward: g passes dY on; every rank's dX_r = dH_r W1_r^T is a partial "
-                        "sum, and f all-reduces it", 12))
-    svg.write(__file__, out)
+    title = "The 1D MLP, t = 4: f, fc1 by columns, GELU, fc2 by rows, g"
+    note = ("backward: g passes dY on; every rank's dX_r = dH_r W1_r^T is a partial "
+            "sum, and f all-reduces it")
+    svg.box_row_figure(__file__, title, boxes, between, note, T)
 
 
 if __name__ == "__main__":

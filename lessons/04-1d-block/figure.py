@@ -22,7 +22,6 @@ def by_heads(x, y):
 
 
 def main():
-    left, top = 30, 80
     boxes = [
         ("A = LN1(x)", "[m, h] on every rank", svg.whole("#ccc")),
         ("Q_r, K_r, V_r", "[m, h/t]: n/t heads each", by_heads),
@@ -32,17 +31,10 @@ def main():
     ]
     between = [("f, A Wq_r ...", "by columns"), ("softmax", "per head"), ("ctx_r Wo_r", "Wo by rows"),
                ("g", "all_reduce")]
-    width = left + len(boxes) * svg.STEP
-    out = svg.header(width, top + svg.BOX_H + 110, [svg.marker("head")])
-    out.append(svg.text(width / 2, 28,
-                        "1D attention, t = 4, n = 8 heads: each rank owns n/t = 2 whole heads", 16,
-                        "bold"))
-    out += svg.box_row(left, top, boxes, between)
-    out += svg.rank_legend(left, top + svg.BOX_H + 40, T)
-    out.append(svg.text(width / 2, top + svg.BOX_H + 90,
-                        "then y = x1 + MLP(LN2(x1)) as in lesson 03; backward: Q, K, V add their "
-                        "partial dA, and f all-reduces it once", 12))
-    svg.write(__file__, out)
+    title = "1D attention, t = 4, n = 8 heads: each rank owns n/t = 2 whole heads"
+    note = ("then y = x1 + MLP(LN2(x1)) as in lesson 03; backward: Q, K, V add their "
+            "partial dA, and f all-reduces it once")
+    svg.box_row_figure(__file__, title, boxes, between, note, T)
 
 
 if __name__ == "__main__":

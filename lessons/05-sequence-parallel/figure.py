@@ -18,7 +18,6 @@ def by_tokens(x, y):
 
 
 def main():
-    left, top = 30, 80
     boxes = [
         ("x_r, LN, residual", "[m/t, h] per rank", by_tokens),
         ("a: gathered", "[m, h] on every rank", svg.whole("#ccc")),
@@ -28,15 +27,10 @@ def main():
     ]
     between = [("g", "all_gather"), ("a W1_r", "W1 by columns"), ("act W2_r", "W2 by rows"),
                ("g-bar", "reduce_scatter")]
-    width = left + len(boxes) * svg.STEP
-    out = svg.header(width, top + svg.BOX_H + 110, [svg.marker("head")])
-    out.append(svg.text(width / 2, 28, "Sequence parallelism, t = 4: LayerNorm + MLP", 16, "bold"))
-    out += svg.box_row(left, top, boxes, between)
-    out += svg.rank_legend(left, top + svg.BOX_H + 40, T)
-    out.append(svg.text(width / 2, top + svg.BOX_H + 90,
-                        "backward: the same with the collectives swapped (all_gather of dy, "
-                        "reduce_scatter of da); d_gamma, d_beta, d_b2 all-reduced", 12))
-    svg.write(__file__, out)
+    title = "Sequence parallelism, t = 4: LayerNorm + MLP"
+    note = ("backward: the same with the collectives swapped (all_gather of dy, "
+            "reduce_scatter of da); d_gamma, d_beta, d_b2 all-reduced")
+    svg.box_row_figure(__file__, title, boxes, between, note, T)
 
 
 if __name__ == "__main__":

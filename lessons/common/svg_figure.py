@@ -81,6 +81,19 @@ def rank_legend(left, y, t):
     return out
 
 
+def box_row_figure(script, title, boxes, between, note, t):
+    """Lessons 03 to 05's figure, written beside script: the title, the row of tensors (as in
+    box_row), the legend of the t ranks and one note under it."""
+    left, top = 30, 80
+    width = left + len(boxes) * STEP
+    out = header(width, top + BOX_H + 110, [marker("head")])
+    out.append(text(width / 2, 28, title, 16, "bold"))
+    out += box_row(left, top, boxes, between)
+    out += rank_legend(left, top + BOX_H + 40, t)
+    out.append(text(width / 2, top + BOX_H + 90, note, 12))
+    write(script, out)
+
+
 def write(script, out):
     """Closes the document and writes it to figure.svg beside the script (pass __file__)."""
     Path(script).with_name("figure.svg").write_text("\n".join(out + ["</svg>"]) + "\n")
