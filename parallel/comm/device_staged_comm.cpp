@@ -1,68 +1,38 @@
 #include "comm/device_staged_comm.hpp"
 
-#include <fmt/format.h>
-
-#include <limits>
-
+#include "comm/mpi_call.hpp"
 #include "core/bf16.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
-namespace {
-
-void mpi_check(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw InternalError(fmt::format("{} failed: {}", call, std::string_view(text, length)));
-}
-
-int count_of(const Tensor& t) {
-  if (t.numel() > std::numeric_limits<int>::max()) {
-    throw InternalError(
-        fmt::format("tensor {} is too large for one MPI call", to_string(t.extents())));
-  }
-  return static_cast<int>(t.numel());
-}
-
-}  // namespace
 
 std::unique_ptr<DeviceStagedComm> DeviceStagedComm::world(std::shared_ptr<CommCounters> counters,
                                                           std::shared_ptr<StagingCopy> staging) {
-  return std::unique_ptr<DeviceStagedComm>(new DeviceStagedComm(
-      MPI_COMM_WORLD, false, "world", std::move(counters), std::move(staging)));
+  return std::unique_ptr<DeviceStagedComm>(
+      new DeviceStagedComm(MpiGroup::world(), "world", std::move(counters), std::move(staging)));
 }
 
-DeviceStagedComm::DeviceStagedComm(MPI_Comm comm, bool owned, std::string group,
+DeviceStagedComm::DeviceStagedComm(MpiGroup mpi, std::string group,
                                    std::shared_ptr<CommCounters> counters,
                                    std::shared_ptr<StagingCopy> staging)
     : Comm(std::move(group), std::move(counters)),
-      comm_(comm),
-      owned_(owned),
+      mpi_(std::move(mpi)),
       staging_(std::move(staging)) {
   check(staging_ != nullptr, "DeviceStagedComm needs a staging copy");
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
-}
-
-DeviceStagedComm::~DeviceStagedComm() {
-  if (owned_) MPI_Comm_free(&comm_);
 }
 
 void DeviceStagedComm::barrier() {
-  mpi_check(MPI_Barrier(comm_), "MPI_Barrier");
+  mpi_.barrier();
 }
 
 std::unique_ptr<Comm> DeviceStagedComm::split(int color, int key, const std::string& group) {
-  MPI_Comm sub = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split(comm_, color, key, &sub), "MPI_Comm_split");
-  return std::unique_ptr<Comm>(new DeviceStagedComm(sub, true, group, shared_counters(), staging_));
+  return std::unique_ptr<Comm>(
+      new DeviceStagedComm(mpi_.split(color, key), group, shared_counters(), staging_));
 }
 
 DeviceStagedComm::Staged DeviceStagedComm::stage(const Tensor& t, bool read) {
   Staged s;
-  s.count = count_of(t);
+  s.count = mpi_count(t);
   const bool widen = t.dtype() == DType::bf16;
   s.type = t.dtype() == DType::f64 ? MPI_DOUBLE : MPI_FLOAT;
   if (t.device() == DeviceKind::cpu && !widen) {
@@ -114,7 +84,7 @@ void DeviceStagedComm::unstage(Staged& staged, Tensor& t) {
 void DeviceStagedComm::do_all_reduce(Tensor& x, ReduceOp op) {
   Staged s = stage(x, true);
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, s.data, s.count, s.type,
-                          op == ReduceOp::sum ? MPI_SUM : MPI_MAX, comm_),
+                          op == ReduceOp::sum ? MPI_SUM : MPI_MAX, mpi_.handle()),
             "MPI_Allreduce");
   unstage(s, x);
 }
@@ -122,7 +92,7 @@ void DeviceStagedComm::do_all_reduce(Tensor& x, ReduceOp op) {
 void DeviceStagedComm::do_all_gather(const Tensor& shard, Tensor& full) {
   Staged in = stage(shard, true);
   Staged out = stage(full, false);
-  mpi_check(MPI_Allgather(in.data, in.count, in.type, out.data, in.count, out.type, comm_),
+  mpi_check(MPI_Allgather(in.data, in.count, in.type, out.data, in.count, out.type, mpi_.handle()),
             "MPI_Allgather");
   unstage(out, full);
 }
@@ -130,26 +100,26 @@ void DeviceStagedComm::do_all_gather(const Tensor& shard, Tensor& full) {
 void DeviceStagedComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
   Staged in = stage(full, true);
   Staged out = stage(shard, false);
-  mpi_check(MPI_Reduce_scatter_block(in.data, out.data, out.count, in.type, MPI_SUM, comm_),
+  mpi_check(MPI_Reduce_scatter_block(in.data, out.data, out.count, in.type, MPI_SUM, mpi_.handle()),
             "MPI_Reduce_scatter_block");
   unstage(out, shard);
 }
 
 void DeviceStagedComm::do_broadcast(Tensor& x, int root) {
-  const bool is_root = rank_ == root;
+  const bool is_root = rank() == root;
   Staged s = stage(x, is_root);
-  mpi_check(MPI_Bcast(s.data, s.count, s.type, root, comm_), "MPI_Bcast");
+  mpi_check(MPI_Bcast(s.data, s.count, s.type, root, mpi_.handle()), "MPI_Bcast");
   if (!is_root) unstage(s, x);
 }
 
 void DeviceStagedComm::do_reduce(const Tensor& in, Tensor& out, int root) {
   // The result matters on the root alone; elsewhere `out` may be `in` itself and stays as is.
-  const bool is_root = rank_ == root;
+  const bool is_root = rank() == root;
   Staged send = stage(in, true);
   Staged receive = is_root ? stage(out, false) : Staged{};
   const bool in_place = is_root && send.data == receive.data;
   mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : send.data, is_root ? receive.data : nullptr,
-                       send.count, send.type, MPI_SUM, root, comm_),
+                       send.count, send.type, MPI_SUM, root, mpi_.handle()),
             "MPI_Reduce");
   if (is_root) unstage(receive, out);
 }

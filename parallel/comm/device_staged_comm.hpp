@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "comm/mpi_group.hpp"
 #include "comm/staging_copy.hpp"
 
 namespace tplab {
@@ -24,10 +25,9 @@ class DeviceStagedComm final : public Comm {
   /// All ranks of MPI_COMM_WORLD as the group "world", staging with `staging`.
   static std::unique_ptr<DeviceStagedComm> world(std::shared_ptr<CommCounters> counters,
                                                  std::shared_ptr<StagingCopy> staging);
-  ~DeviceStagedComm() override;
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
+  int rank() const override { return mpi_.rank(); }
+  int size() const override { return mpi_.size(); }
   std::string transport() const override { return "mpi-staged"; }
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
@@ -49,17 +49,14 @@ class DeviceStagedComm final : public Comm {
     std::vector<std::byte> buffer;  ///< the staged copy; empty when data is the tensor's own
   };
 
-  DeviceStagedComm(MPI_Comm comm, bool owned, std::string group,
-                   std::shared_ptr<CommCounters> counters, std::shared_ptr<StagingCopy> staging);
+  DeviceStagedComm(MpiGroup mpi, std::string group, std::shared_ptr<CommCounters> counters,
+                   std::shared_ptr<StagingCopy> staging);
   /// `t` on the host; its values are copied only when `read` (an output needs room alone).
   Staged stage(const Tensor& t, bool read);
   /// Writes a staged result back into `t` (nothing to do when it was t's own memory).
   void unstage(Staged& staged, Tensor& t);
 
-  MPI_Comm comm_;
-  bool owned_;
-  int rank_ = 0;
-  int size_ = 1;
+  MpiGroup mpi_;
   std::shared_ptr<StagingCopy> staging_;
 };
 

@@ -1,8 +1,7 @@
 #include "comm/mpi_comm.hpp"
 
-#include <fmt/format.h>
-
 #include "comm/fault_injection.hpp"
+#include "comm/mpi_call.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
@@ -21,23 +20,6 @@ MPI_Datatype mpi_type(const Tensor& t) {
       break;
   }
   throw UsageError("MpiComm moves f64 and f32 tensors; bf16 needs NcclComm");
-}
-
-int count_of(const Tensor& t) {
-  // The message is formatted only on failure: this runs on every collective, small ones too.
-  if (t.numel() > std::numeric_limits<int>::max()) {
-    throw InternalError(
-        fmt::format("tensor {} is too large for one MPI call", to_string(t.extents())));
-  }
-  return static_cast<int>(t.numel());
-}
-
-void mpi_check(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw InternalError(fmt::format("{} failed: {}", call, std::string_view(text, length)));
 }
 
 /// An MPI request and the tensors it reads and writes, kept alive until it completes.
@@ -72,73 +54,64 @@ MpiSession::~MpiSession() {
 }
 
 std::unique_ptr<MpiComm> MpiComm::world(std::shared_ptr<CommCounters> counters) {
-  return std::unique_ptr<MpiComm>(new MpiComm(MPI_COMM_WORLD, false, "world", std::move(counters)));
+  return std::unique_ptr<MpiComm>(new MpiComm(MpiGroup::world(), "world", std::move(counters)));
 }
 
-MpiComm::MpiComm(MPI_Comm comm, bool owned, std::string group,
-                 std::shared_ptr<CommCounters> counters)
-    : Comm(std::move(group), std::move(counters)), comm_(comm), owned_(owned) {
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
-}
-
-MpiComm::~MpiComm() {
-  if (owned_) MPI_Comm_free(&comm_);
-}
+MpiComm::MpiComm(MpiGroup mpi, std::string group, std::shared_ptr<CommCounters> counters)
+    : Comm(std::move(group), std::move(counters)), mpi_(std::move(mpi)) {}
 
 void MpiComm::barrier() {
-  mpi_check(MPI_Barrier(comm_), "MPI_Barrier");
+  mpi_.barrier();
 }
 
 std::unique_ptr<Comm> MpiComm::split(int color, int key, const std::string& group) {
-  MPI_Comm sub = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split(comm_, color, key, &sub), "MPI_Comm_split");
-  return std::unique_ptr<Comm>(new MpiComm(sub, true, group, shared_counters()));
+  return std::unique_ptr<Comm>(new MpiComm(mpi_.split(color, key), group, shared_counters()));
 }
 
 void MpiComm::do_all_reduce(Tensor& x, ReduceOp op) {
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, x.data(), count_of(x), mpi_type(x),
-                          op == ReduceOp::sum ? MPI_SUM : MPI_MAX, comm_),
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, x.data(), mpi_count(x), mpi_type(x),
+                          op == ReduceOp::sum ? MPI_SUM : MPI_MAX, mpi_.handle()),
             "MPI_Allreduce");
 }
 
 void MpiComm::do_all_gather(const Tensor& shard, Tensor& full) {
-  mpi_check(MPI_Allgather(shard.data(), count_of(shard), mpi_type(shard), full.data(),
-                          count_of(shard), mpi_type(full), comm_),
+  mpi_check(MPI_Allgather(shard.data(), mpi_count(shard), mpi_type(shard), full.data(),
+                          mpi_count(shard), mpi_type(full), mpi_.handle()),
             "MPI_Allgather");
 }
 
 void MpiComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
-  mpi_check(MPI_Reduce_scatter_block(full.data(), shard.data(), count_of(shard), mpi_type(full),
-                                     MPI_SUM, comm_),
+  mpi_check(MPI_Reduce_scatter_block(full.data(), shard.data(), mpi_count(shard), mpi_type(full),
+                                     MPI_SUM, mpi_.handle()),
             "MPI_Reduce_scatter_block");
 }
 
 void MpiComm::do_broadcast(Tensor& x, int root) {
-  mpi_check(MPI_Bcast(x.data(), count_of(x), mpi_type(x), root, comm_), "MPI_Bcast");
+  mpi_check(MPI_Bcast(x.data(), mpi_count(x), mpi_type(x), root, mpi_.handle()), "MPI_Bcast");
 }
 
 void MpiComm::do_reduce(const Tensor& in, Tensor& out, int root) {
   // The receive buffer matters on the root alone; elsewhere `out` may be `in` itself.
-  const bool is_root = rank_ == root;
+  const bool is_root = rank() == root;
   const bool in_place = is_root && in.data() == out.data();
   mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), is_root ? out.data() : nullptr,
-                       count_of(in), mpi_type(in), MPI_SUM, root, comm_),
+                       mpi_count(in), mpi_type(in), MPI_SUM, root, mpi_.handle()),
             "MPI_Reduce");
 }
 
 std::unique_ptr<PendingTransport> MpiComm::do_start_all_reduce(Tensor& x, ReduceOp op) {
   auto pending = std::make_unique<MpiPending>(x, x);
-  mpi_check(MPI_Iallreduce(MPI_IN_PLACE, x.data(), count_of(x), mpi_type(x),
-                           op == ReduceOp::sum ? MPI_SUM : MPI_MAX, comm_, pending->request()),
-            "MPI_Iallreduce");
+  mpi_check(
+      MPI_Iallreduce(MPI_IN_PLACE, x.data(), mpi_count(x), mpi_type(x),
+                     op == ReduceOp::sum ? MPI_SUM : MPI_MAX, mpi_.handle(), pending->request()),
+      "MPI_Iallreduce");
   return pending;
 }
 
 std::unique_ptr<PendingTransport> MpiComm::do_start_all_gather(const Tensor& shard, Tensor& full) {
   auto pending = std::make_unique<MpiPending>(shard, full);
-  mpi_check(MPI_Iallgather(shard.data(), count_of(shard), mpi_type(shard), full.data(),
-                           count_of(shard), mpi_type(full), comm_, pending->request()),
+  mpi_check(MPI_Iallgather(shard.data(), mpi_count(shard), mpi_type(shard), full.data(),
+                           mpi_count(shard), mpi_type(full), mpi_.handle(), pending->request()),
             "MPI_Iallgather");
   return pending;
 }
@@ -146,16 +119,17 @@ std::unique_ptr<PendingTransport> MpiComm::do_start_all_gather(const Tensor& sha
 std::unique_ptr<PendingTransport> MpiComm::do_start_reduce_scatter(const Tensor& full,
                                                                    Tensor& shard) {
   auto pending = std::make_unique<MpiPending>(full, shard);
-  mpi_check(MPI_Ireduce_scatter_block(full.data(), shard.data(), count_of(shard), mpi_type(full),
-                                      MPI_SUM, comm_, pending->request()),
+  mpi_check(MPI_Ireduce_scatter_block(full.data(), shard.data(), mpi_count(shard), mpi_type(full),
+                                      MPI_SUM, mpi_.handle(), pending->request()),
             "MPI_Ireduce_scatter_block");
   return pending;
 }
 
 std::unique_ptr<PendingTransport> MpiComm::do_start_broadcast(Tensor& x, int root) {
   auto pending = std::make_unique<MpiPending>(x, x);
-  mpi_check(MPI_Ibcast(x.data(), count_of(x), mpi_type(x), root, comm_, pending->request()),
-            "MPI_Ibcast");
+  mpi_check(
+      MPI_Ibcast(x.data(), mpi_count(x), mpi_type(x), root, mpi_.handle(), pending->request()),
+      "MPI_Ibcast");
   return pending;
 }
 

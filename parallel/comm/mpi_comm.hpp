@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "comm/comm.hpp"
+#include "comm/mpi_group.hpp"
 
 namespace tplab {
 
@@ -25,15 +26,14 @@ class MpiComm final : public Comm {
  public:
   /// All ranks of MPI_COMM_WORLD as the group "world".
   static std::unique_ptr<MpiComm> world(std::shared_ptr<CommCounters> counters);
-  ~MpiComm() override;
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
+  int rank() const override { return mpi_.rank(); }
+  int size() const override { return mpi_.size(); }
   std::string transport() const override { return "mpi"; }
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
   /// The MPI communicator, for raw MPI calls (benchmarks compare against them).
-  MPI_Comm handle() const { return comm_; }
+  MPI_Comm handle() const { return mpi_.handle(); }
 
  protected:
   void do_all_reduce(Tensor& x, ReduceOp op) override;
@@ -48,12 +48,9 @@ class MpiComm final : public Comm {
   std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root) override;
 
  private:
-  MpiComm(MPI_Comm comm, bool owned, std::string group, std::shared_ptr<CommCounters> counters);
+  MpiComm(MpiGroup mpi, std::string group, std::shared_ptr<CommCounters> counters);
 
-  MPI_Comm comm_;
-  bool owned_;
-  int rank_ = 0;
-  int size_ = 1;
+  MpiGroup mpi_;
 };
 
 }  // namespace tplab
