@@ -219,7 +219,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "Launches mpiexec itself; under mpiexec it trains on that world.");
   cmd->add_option("--scheme", o->scheme, "1d, 2d, 2.5d or 3d")->capture_default_str();
   cmd->add_option("--np", o->np,
-                  "ranks (default: 1d 2, 2d 4, 2.5d 8, 3d 8; under mpiexec: its world)");
+                  "ranks (default: 1d and 1d-sp 2, 2d 4, 2.5d 8, 3d 8; under mpiexec: its world)");
   cmd->add_option("--steps", o->steps, "SGD steps K")->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "f64 or f32")->capture_default_str();
   cmd->add_option("--shape", o->shape, "every block's shape b,s,h,heads")->capture_default_str();
