@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "bench_commands.hpp"
@@ -9,9 +10,11 @@
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "hostfile.hpp"
 #include "job_series.hpp"
 #include "mpi_launch.hpp"
 #include "process_resources.hpp"
+#include "rank_hosts.hpp"
 
 namespace tplab::app {
 namespace {
@@ -25,6 +28,7 @@ struct CommOptions {
   int warmup = 2;
   std::string json;
   int timeout = 900;
+  std::string hosts;
 };
 
 // Messages of at least this size are the ones the overhead goal speaks of.
@@ -114,6 +118,8 @@ int comm_in_world(const CommOptions& o) {
   CpuDevice device;
   auto world = MpiComm::world(std::make_shared<CommCounters>());
   const bool printer = world->rank() == 0;
+  const RankHosts hosts(MPI_COMM_WORLD);
+  if (printer && hosts.host_count() > 1) fmt::print("ranks on {}\n", hosts.summary());
   try {
     validate(o);
     if (o.np.size() != 1 || o.np[0] != world->size()) {
@@ -136,6 +142,7 @@ int comm_in_world(const CommOptions& o) {
     for (const auto& r : rows) {
       wrong += r.wrong;
       json_rows.push_back(to_json(r));
+      json_rows.back()["hosts"] = hosts.to_json();
     }
     if (printer && !o.json.empty()) {
       std::ofstream(o.json) << nlohmann::json{{"rows", json_rows}}.dump(2) << "\n";
@@ -180,6 +187,8 @@ int drive_comm(const CommOptions& o) {
   validate(o);
   std::vector<Job> jobs;
   for (int np : o.np) jobs.push_back({"collectives", np});
+  const LaunchSettings launch =
+      launch_settings(o.timeout, o.hosts, *std::max_element(o.np.begin(), o.np.end()));
   const SeriesResult series = run_series(
       jobs,
       [&](const Job& job, const std::string& json) {
@@ -193,7 +202,7 @@ int drive_comm(const CommOptions& o) {
             "--warmup",     std::to_string(o.warmup),
             "--json",       json};
       },
-      o.timeout, "rows");
+      launch, "rows");
   for (const auto& f : series.failures) fmt::print("{}\n", f);
   if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
   print_summary(series.runs);
@@ -231,6 +240,7 @@ void add_bench_comm_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--json", o->json, "write the rows as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();
+  add_hosts_option(*cmd, o->hosts);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? comm_in_world(*o) : drive_comm(*o); });
 }

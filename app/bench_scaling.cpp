@@ -10,10 +10,12 @@
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "hostfile.hpp"
 #include "job_series.hpp"
 #include "mpi_launch.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
+#include "rank_hosts.hpp"
 #include "step_timer.hpp"
 
 namespace tplab::app {
@@ -34,6 +36,7 @@ struct ScalingOptions {
   bool reference = false;
   std::string json;
   int timeout = 600;
+  std::string hosts;
 };
 
 /// The global shape of a run. Strong scaling keeps the shape; weak scaling keeps each rank's
@@ -136,6 +139,7 @@ int scaling_in_world(const ScalingOptions& o) {
   MpiSession session;
   CpuDevice device;
   auto world = MpiComm::world(std::make_shared<CommCounters>());
+  const RankHosts hosts(MPI_COMM_WORLD);
   try {
     if (o.schemes.size() != 1 || o.np.size() != 1 || o.np[0] != world->size() || o.mode == "both") {
       throw UsageError(fmt::format(
@@ -168,9 +172,11 @@ int scaling_in_world(const ScalingOptions& o) {
                    dtype_name(config.dtype), reference->median * 1e3, reference->min * 1e3,
                    reference->max * 1e3);
       }
+      if (hosts.host_count() > 1) fmt::print("ranks on {}\n", hosts.summary());
       if (!o.json.empty()) {
-        std::ofstream(o.json)
-            << nlohmann::json{{"runs", {to_json(t, o.mode, reference, overlap)}}}.dump(2) << "\n";
+        nlohmann::json run = to_json(t, o.mode, reference, overlap);
+        run["hosts"] = hosts.to_json();
+        std::ofstream(o.json) << nlohmann::json{{"runs", {run}}}.dump(2) << "\n";
       }
     }
     return 0;
@@ -334,6 +340,9 @@ int drive_scaling(const ScalingOptions& o) {
     by_label[label + std::to_string(p.np)] = p;
     jobs.push_back({label, p.np});
   }
+  int most_ranks = 0;
+  for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);
+  const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
   std::map<std::pair<std::string, std::string>, bool> referenced;
   const SeriesResult series = run_series(
       jobs,
@@ -361,7 +370,7 @@ int drive_scaling(const ScalingOptions& o) {
         }
         return args;
       },
-      o.timeout);
+      launch);
   for (const auto& f : series.failures) fmt::print("{}\n", f);
   if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
   nlohmann::json runs = series.runs;
@@ -401,6 +410,7 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
   cmd.add_option("--json", o.json, "write the runs as JSON");
   cmd.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
       ->capture_default_str();
+  add_hosts_option(cmd, o.hosts);
 }
 
 }  // namespace

@@ -14,12 +14,13 @@ namespace tplab::app {
 SeriesResult run_series(
     const std::vector<Job>& jobs,
     const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
-    int timeout_seconds, const std::string& key) {
+    const LaunchSettings& launch, const std::string& key) {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("tplab-jobs-{}", getpid());
   std::filesystem::create_directories(dir);
   SeriesResult result;
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
+    throw_if_interrupted();
     const Job& job = jobs[i];
     const auto json = dir / fmt::format("job-{}.json", i);
     const std::vector<std::string> args = arguments(job, json.string());
@@ -32,7 +33,7 @@ SeriesResult run_series(
     fmt::print("\n[{}/{}, {:.0f} s] mpiexec -n {} tplab{}: {}\n", i + 1, jobs.size(),
                elapsed.count(), job.np, command, job.label);
     std::fflush(stdout);
-    const int code = run_under_mpiexec(job.np, args, timeout_seconds);
+    const int code = run_under_mpiexec(job.np, args, launch);
     result.usage_error = result.usage_error || code == kExitUsage;
     bool wrote = false;
     if (std::ifstream in(json); in && code != kTimedOut) {
@@ -42,7 +43,7 @@ SeriesResult run_series(
     }
     if (code == kTimedOut) {
       result.failures.push_back(
-          fmt::format("{} np={}: timed out after {} s", job.label, job.np, timeout_seconds));
+          fmt::format("{} np={}: timed out after {} s", job.label, job.np, launch.timeout_seconds));
     } else if (code != 0 && (code != kExitFailed || !wrote)) {
       result.failures.push_back(fmt::format("{} np={}: exited {}", job.label, job.np, code));
       if (!wrote && code != kExitUsage) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mpi_launch.hpp"
+
 namespace tplab::app {
 
 /// One job: what it runs (a scheme, "1d strong", "comm": for progress and messages) at a world
@@ -26,11 +28,12 @@ struct SeriesResult {
 };
 
 /// Runs `mpiexec -n job.np tplab <arguments(job, json_path)>` for each job in turn, showing
-/// progress, each under `timeout_seconds`, and gathers the array under `key` ("runs", "rows")
-/// that each job writes to json_path. A job that exits 1 (a check failed) still contributes.
+/// progress, each launched as `launch` says (deadline, hosts), and gathers the array under `key`
+/// ("runs", "rows") that each job writes to json_path. A job that exits 1 (a check failed) still
+/// contributes.
 SeriesResult run_series(
     const std::vector<Job>& jobs,
     const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
-    int timeout_seconds, const std::string& key = "runs");
+    const LaunchSettings& launch, const std::string& key = "runs");
 
 }  // namespace tplab::app

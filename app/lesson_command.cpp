@@ -151,7 +151,8 @@ int check(const LessonOptions& o) {
     const auto verdict_file = kBinaryDir / fmt::format("lesson-verdict-{}.txt", getpid());
     std::filesystem::remove(verdict_file);
     setenv("TPLAB_LESSON_VERDICT", verdict_file.c_str(), 1);
-    const int code = run_program_under_mpiexec(program.string(), np, {}, o.timeout);
+    const int code =
+        run_program_under_mpiexec(program.string(), np, {}, LaunchSettings{o.timeout, {}});
     std::string verdict;
     std::ifstream(verdict_file) >> verdict;
     std::filesystem::remove(verdict_file);

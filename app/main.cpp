@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : tplab::app::kExitUsage;
+  } catch (const tplab::app::Interrupted& e) {
+    fmt::print(stderr, "tplab: {}; the job was ended\n", e.what());
+    return 128 + e.signal_number();
   } catch (const tplab::NoDeviceError& e) {
     fmt::print(stderr, "tplab: {}\n", e.what());
     return tplab::app::kExitNoDevice;

@@ -72,8 +72,9 @@ int run_calibration(const ModelOptions& o) {
   fmt::print("calibrating: mpiexec -n {} tplab model --calibrate (a few seconds)\n",
              kCalibrationRanks);
   std::fflush(stdout);
-  const int code = run_under_mpiexec(
-      kCalibrationRanks, {"model", "--calibrate", "--profile-out", o.profile_out}, o.timeout);
+  const int code =
+      run_under_mpiexec(kCalibrationRanks, {"model", "--calibrate", "--profile-out", o.profile_out},
+                        LaunchSettings{o.timeout, {}});
   if (code == kTimedOut) {
     fmt::print(stderr, "tplab: the calibration ran past --timeout {} s\n", o.timeout);
   }
@@ -123,7 +124,7 @@ int run_comparison(const ModelOptions& o) {
             "--depth",   std::to_string(o.depth),
             "--json",    json};
       },
-      o.timeout);
+      LaunchSettings{o.timeout, {}});
   for (const auto& f : series.failures) fmt::print("{}\n", f);
   if (series.runs.size() != jobs.size()) return series.usage_error ? kExitUsage : kExitFailed;
 

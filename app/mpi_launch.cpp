@@ -1,19 +1,50 @@
 #include "mpi_launch.hpp"
 
+#include <dirent.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
 
 namespace tplab::app {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The signal that asked tplab to stop, or 0.
+volatile sig_atomic_t g_stop_signal = 0;
+
+void remember_signal(int signal_number) {
+  g_stop_signal = signal_number;
+}
+
+/// From the first launch on, SIGINT, SIGTERM and SIGHUP are noted rather than fatal, so that
+/// tplab can end the job it started before it exits. Orphaned processes of a job are handed to
+/// tplab (a child subreaper) rather than to init, so none can outlive it unseen.
+void take_over_stop_signals() {
+  static const bool done = [] {
+    struct sigaction action {};
+    action.sa_handler = remember_signal;
+    sigemptyset(&action.sa_mask);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return true;
+  }();
+  (void)done;
+}
 
 bool can_execute(const std::string& path) {
   return access(path.c_str(), X_OK) == 0;
@@ -34,7 +65,89 @@ std::string on_path(const std::string& name) {
   return {};
 }
 
+/// Every process below `root`, read from /proc (the parent is the 4th field of stat, after
+/// the command name in parentheses, which may itself hold spaces and parentheses).
+std::set<pid_t> descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    if (rest >> state >> parent) children.emplace(parent, std::stoi(name));
+  }
+  std::set<pid_t> found;
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (auto [it, end] = children.equal_range(p); it != end; ++it) {
+      if (found.insert(it->second).second) todo.push_back(it->second);
+    }
+  }
+  return found;
+}
+
+/// Ends a job: asks mpiexec to stop with `signal_number` (it ends its ranks), waits up to
+/// three seconds, then kills whatever of the job is left, stopped ranks included (Open MPI
+/// puts each rank in a process group of its own, so the job is found by ancestry).
+void end_job(pid_t mpiexec, int signal_number) {
+  std::set<pid_t> job = descendants(mpiexec);
+  kill(mpiexec, signal_number);
+  for (pid_t p : job) kill(p, SIGCONT);  // a stopped rank cannot act on SIGTERM
+  int status = 0;
+  const auto grace = Clock::now() + std::chrono::seconds(3);
+  bool ended = false;
+  while (!ended && Clock::now() < grace) {
+    ended = waitpid(mpiexec, &status, WNOHANG) == mpiexec;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (pid_t p : descendants(getpid())) job.insert(p);
+  if (!ended) kill(mpiexec, SIGKILL);
+  for (pid_t p : job) kill(p, SIGKILL);
+  if (!ended) waitpid(mpiexec, &status, 0);
+  while (waitpid(-1, &status, WNOHANG) > 0) {
+  }
+}
+
+/// The words of $TPLAB_MPIEXEC_ARGS, split at white space (no quoting).
+std::vector<std::string> extra_mpiexec_arguments() {
+  std::vector<std::string> words;
+  if (const char* extra = std::getenv("TPLAB_MPIEXEC_ARGS")) {
+    std::istringstream in(extra);
+    for (std::string w; in >> w;) words.push_back(w);
+  }
+  return words;
+}
+
+const char* signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
+  }
+}
+
 }  // namespace
+
+Interrupted::Interrupted(int signal_number)
+    : std::runtime_error(fmt::format("interrupted by {}", signal_name(signal_number))),
+      signal_number_(signal_number) {}
+
+void throw_if_interrupted() {
+  if (g_stop_signal != 0) throw Interrupted(g_stop_signal);
+}
 
 bool launched_by_mpi() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"}) {
@@ -55,21 +168,32 @@ std::string find_mpiexec() {
       "point TPLAB_MPIEXEC at your MPI's launcher");
 }
 
-int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds) {
+int run_under_mpiexec(int ranks, const std::vector<std::string>& args,
+                      const LaunchSettings& launch) {
   return run_program_under_mpiexec(std::filesystem::read_symlink("/proc/self/exe").string(), ranks,
-                                   args, timeout_seconds);
+                                   args, launch);
 }
 
 int run_program_under_mpiexec(const std::string& program, int ranks,
-                              const std::vector<std::string>& args, int timeout_seconds) {
+                              const std::vector<std::string>& args, const LaunchSettings& launch) {
   const std::string mpiexec = find_mpiexec();
-  std::vector<std::string> argv = {mpiexec, "-n", std::to_string(ranks), program};
+  std::vector<std::string> argv = {mpiexec};
+  for (auto& w : extra_mpiexec_arguments()) argv.push_back(std::move(w));
+  if (!launch.hostfile.empty()) argv.insert(argv.end(), {"--hostfile", launch.hostfile});
+  argv.insert(argv.end(), {"-n", std::to_string(ranks), program});
   argv.insert(argv.end(), args.begin(), args.end());
 
+  take_over_stop_signals();
+  throw_if_interrupted();
+  const pid_t launcher = getpid();
   const pid_t child = fork();
-  if (child < 0) throw InternalError("fork failed");
+  if (child < 0) throw InternalError(fmt::format("fork failed: {}", std::strerror(errno)));
   if (child == 0) {
-    setpgid(0, 0);  // its own process group, so a timeout can end every rank at once
+    // mpiexec ends the job if tplab dies, even of SIGKILL.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != launcher) std::_Exit(127);
+    setpgid(0, 0);  // its own process group: a Ctrl-C at the terminal reaches tplab alone
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) signal(s, SIG_DFL);
     if (geteuid() == 0) {
       setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
       setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -87,21 +211,25 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
   }
   setpgid(child, child);
 
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  const auto deadline = Clock::now() + std::chrono::seconds(launch.timeout_seconds);
   int status = 0;
-  while (true) {
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child) break;
-    if (std::chrono::steady_clock::now() > deadline) {
+  while (waitpid(child, &status, WNOHANG) != child) {
+    if (const int s = g_stop_signal; s != 0) {
+      fmt::print(stderr, "tplab: {}: ending mpiexec -n {} and its ranks\n", signal_name(s), ranks);
+      end_job(child, s == SIGHUP ? SIGTERM : s);
+      throw Interrupted(s);
+    }
+    if (Clock::now() > deadline) {
       fmt::print(stderr, "tplab: mpiexec -n {} ran past {} s; ending the job\n", ranks,
-                 timeout_seconds);
-      kill(-child, SIGTERM);
-      std::this_thread::sleep_for(std::chrono::seconds(3));
-      kill(-child, SIGKILL);
-      waitpid(child, &status, 0);
+                 launch.timeout_seconds);
+      end_job(child, SIGTERM);
       return kTimedOut;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // mpiexec has ended; a process of the job it left behind (handed to tplab) ends too.
+  for (pid_t p : descendants(getpid())) kill(p, SIGKILL);
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return kExitInternal;

@@ -1,7 +1,9 @@
 /// @file
-/// Running tplab itself under mpiexec, with a deadline.
+/// Running tplab itself under mpiexec, with a deadline, on this machine or the hosts of a
+/// hostfile, ending the whole job when tplab is interrupted.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,14 +16,42 @@ bool launched_by_mpi();
 /// "mpiexec" on PATH. Throws UsageError naming what to install when none can be run.
 std::string find_mpiexec();
 
-/// Runs `mpiexec -n ranks <this program> args...` and returns its exit code. Kills the whole
-/// job and returns kTimedOut when it runs past `timeout_seconds`. As root, sets the variables
-/// Open MPI needs to run as root and with more ranks than cores.
-int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds);
+/// How a job is launched: its deadline, and the hosts it runs on.
+struct LaunchSettings {
+  /// Seconds before the whole job is ended.
+  int timeout_seconds = 300;
+  /// An Open MPI hostfile (`--hostfile`), or empty for this machine alone.
+  std::string hostfile;
+};
+
+/// Runs `mpiexec [$TPLAB_MPIEXEC_ARGS] [--hostfile F] -n ranks <this program> args...` and
+/// returns its exit code. Ends the whole job (mpiexec and every process it started) and returns
+/// kTimedOut when it runs past the deadline. When tplab receives SIGINT, SIGTERM or SIGHUP while
+/// a job runs, it ends the job the same way and throws Interrupted; mpiexec is also told to end
+/// (SIGTERM) should tplab itself die. As root, sets the variables Open MPI needs to run as root
+/// and with more ranks than cores.
+int run_under_mpiexec(int ranks, const std::vector<std::string>& args,
+                      const LaunchSettings& launch);
 
 /// The same for another program (a lesson's checker, for example).
 int run_program_under_mpiexec(const std::string& program, int ranks,
-                              const std::vector<std::string>& args, int timeout_seconds);
+                              const std::vector<std::string>& args, const LaunchSettings& launch);
+
+/// tplab was asked to stop by a signal; the job it ran has been ended. main() exits with
+/// 128 + signal (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as shells expect.
+class Interrupted : public std::runtime_error {
+ public:
+  /// `signal_number` is the signal that arrived.
+  explicit Interrupted(int signal_number);
+  /// The signal that arrived.
+  int signal_number() const { return signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
+/// Throws Interrupted if SIGINT, SIGTERM or SIGHUP arrived since the first launch.
+void throw_if_interrupted();
 
 /// Exit codes of tplab, the same for every command.
 inline constexpr int kExitFailed = 1;    ///< something disagreed with the reference

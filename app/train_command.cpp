@@ -10,8 +10,10 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "hostfile.hpp"
 #include "loss_tolerance.hpp"
 #include "mpi_launch.hpp"
+#include "rank_hosts.hpp"
 #include "trainer.hpp"
 
 namespace tplab::app {
@@ -36,6 +38,7 @@ struct TrainOptions {
   bool regather = false;
   std::string json;
   int timeout = 300;
+  std::string hosts;
 };
 
 /// The smallest world that splits every part of the model: 1D (and 1D with sequence
@@ -132,6 +135,7 @@ int train_in_world(const TrainOptions& o) {
   CpuDevice device;
   auto world = MpiComm::world(std::make_shared<CommCounters>());
   const int rank = world->rank();
+  const RankHosts hosts(MPI_COMM_WORLD);
   try {
     if (o.np != 0 && o.np != world->size()) {
       throw UsageError(fmt::format("--np {} but mpiexec started {} ranks", o.np, world->size()));
@@ -145,6 +149,7 @@ int train_in_world(const TrainOptions& o) {
                      ->describe_grid(world->size(), config.shape.block),
                  dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate,
                  config.seed, config.steps);
+      fmt::print("ranks on {}\n", hosts.summary());
       fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference",
                  "rel diff", "tokens/s", "comm");
       std::fflush(stdout);
@@ -159,7 +164,11 @@ int train_in_world(const TrainOptions& o) {
         });
     if (rank == 0) {
       print_result(result);
-      if (!o.json.empty()) std::ofstream(o.json) << to_json(result).dump(2) << "\n";
+      if (!o.json.empty()) {
+        nlohmann::json j = to_json(result);
+        j["hosts"] = hosts.to_json();
+        std::ofstream(o.json) << j.dump(2) << "\n";
+      }
     }
     return result.pass ? 0 : kExitFailed;
   } catch (const UsageError& e) {
@@ -206,7 +215,7 @@ int drive(const TrainOptions& o) {
     args.push_back("--json");
     args.push_back(o.json);
   }
-  return run_under_mpiexec(np, args, o.timeout);
+  return run_under_mpiexec(np, args, launch_settings(o.timeout, o.hosts, np));
 }
 
 }  // namespace
@@ -233,6 +242,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", o->json, "write every step and the verdict as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before the launched job is ended")
       ->capture_default_str();
+  add_hosts_option(*cmd, o->hosts);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? train_in_world(*o) : drive(*o); });
 }

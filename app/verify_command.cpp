@@ -9,9 +9,11 @@
 #include "device/cpu_device.hpp"
 #include "device/cuda/cuda_backend.hpp"
 #include "harness.hpp"
+#include "hostfile.hpp"
 #include "job_series.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
+#include "rank_hosts.hpp"
 #include "report.hpp"
 
 namespace tplab::app {
@@ -38,6 +40,7 @@ struct VerifyOptions {
   bool regather = false;
   std::string overlap = "off";
   int timeout = 300;
+  std::string hosts;
 
   SchemeOptions scheme_options() const { return {depth, regather, overlap == "on"}; }
 };
@@ -111,6 +114,7 @@ int verify_in_world(const VerifyOptions& o) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const RankHosts hosts(MPI_COMM_WORLD);
   Backend backend;
   try {
     validate_backend(o);
@@ -135,12 +139,14 @@ int verify_in_world(const VerifyOptions& o) {
       make_scheme(scheme, c.front().options)->validate(world->size(), c.front().shape);
       runs.insert(runs.end(), c.begin(), c.end());
     }
+    if (rank == 0) fmt::print("ranks on {}\n", hosts.summary());
     nlohmann::json json_runs = nlohmann::json::array();
     bool pass = true;
     for (const auto& config : runs) {
       const verify::RunResult result = verify::run_verification(*world, device, config);
       if (rank == 0) verify::print_run(result, stdout);
       json_runs.push_back(verify::to_json(result));
+      json_runs.back()["hosts"] = hosts.to_json();
       pass = pass && result.pass;
     }
     if (rank == 0 && !o.json.empty()) {
@@ -225,9 +231,9 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
 
 void print_summary(const nlohmann::json& runs, const std::vector<std::string>& crashed) {
   fmt::print("\n{:=<78}\nsummary\n", "");
-  fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n", "scheme",
-             "np", "grid", "dtype", "check", "tensors", "max used", "max rel_l2", "kept KiB",
-             "comm", "verdict");
+  fmt::print("  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
+             "scheme", "np", "hosts", "grid", "dtype", "check", "tensors", "max used", "max rel_l2",
+             "kept KiB", "comm", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
     for (const auto& t : r["tensors"]) {
@@ -237,13 +243,14 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
       used = std::max(used, value("tolerance_used"));
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f} {:>8}  {}\n",
-               r["scheme"].get<std::string>(), r["np"].get<int>(), r["grid"].get<std::string>(),
-               r["dtype"].get<std::string>(), r["exact"].get<bool>() ? "exact" : "block",
-               r["tensors"].size(), std::min(used * 100, 99999.0), rel,
-               r["saved_bytes"].get<double>() / 1024,
-               r["comm_match"].get<bool>() ? "= model" : "differs",
-               r["pass"].get<bool>() ? "PASS" : "FAIL");
+    fmt::print(
+        "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f} {:>8}  {}\n",
+        r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
+        r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
+        r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(),
+        std::min(used * 100, 99999.0), rel, r["saved_bytes"].get<double>() / 1024,
+        r["comm_match"].get<bool>() ? "= model" : "differs",
+        r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
   for (const auto& c : crashed) fmt::print("  {}\n", c);
 }
@@ -284,9 +291,12 @@ int drive(const VerifyOptions& o) {
                fmt::join(skipped, ", "));
   }
   require_memory(shape, jobs);
+  int most_ranks = 0;
+  for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);
+  const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
   const SeriesResult series = run_series(
       jobs, [&](const Job& job, const std::string& json) { return child_arguments(o, job, json); },
-      o.timeout);
+      launch);
 
   print_summary(series.runs, series.failures);
   bool pass = series.failures.empty() && !series.runs.empty();
@@ -343,6 +353,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();
+  add_hosts_option(*cmd, o->hosts);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? verify_in_world(*o) : drive(*o); });
 }

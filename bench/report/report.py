@@ -13,7 +13,8 @@ Writes DIR/report.md and, as the inputs allow:
   summary.png      the one-page table
 
 Runs with more ranks than the machine's cores are oversubscribed: hollow markers, hatched
-bars and a shaded band in the plots, a mark in every table. Exit codes: 0 written, 2 bad input.
+bars and a shaded band in the plots, a mark in every table. Runs on several hosts are marked
+"N hosts" in the tables. Exit codes: 0 written, 2 bad input.
 """
 import argparse
 import json
@@ -339,11 +340,17 @@ SUMMARY_COLUMNS = ["scheme", "mode", "p", "grid", "shape b,s,h,n", "step ms", "c
                    "efficiency", "tokens/s", "MiB/rank", "peak MiB", "cpu", ""]
 
 
+def hosts_note(records):
+    """"N hosts" when the records' ranks ran on several hosts, else ""."""
+    n = max((len(r.get("hosts", [])) for r in records), default=0)
+    return f"{n} hosts" if n > 1 else ""
+
+
 def note_of(r):
-    """Why a run's times are not the scheme's alone, if they are not."""
-    if r.get("oversubscribed"):
-        return OVERSUBSCRIBED
-    return CONTENDED if r.get("contended") else ""
+    """Why a run's times are not the scheme's alone, if they are not, and where it ran when
+    that was on several hosts."""
+    timing = OVERSUBSCRIBED if r.get("oversubscribed") else CONTENDED if r.get("contended") else ""
+    return ", ".join(n for n in (hosts_note([r]), timing) if n)
 
 
 def summary_rows(runs):
@@ -415,7 +422,8 @@ def comm_summary(rows):
         out.append([c, str(n), str(len(large)), f"{best['busbw']:.2f}", size_label(best["bytes"]),
                     f"{median:+.1f}%" if over else "-", f"{max(over):+.1f}%" if over else "-",
                     str(sum(r["wrong"] for r in rs)),
-                    OVERSUBSCRIBED if any(r.get("oversubscribed") for r in rs) else ""])
+                    ", ".join(n for n in (hosts_note(rs), OVERSUBSCRIBED if any(
+                        r.get("oversubscribed") for r in rs) else "") if n)])
     return out
 
 
@@ -437,7 +445,8 @@ def write_report(runs, rows, out_dir, inputs):
           "their ranks take turns on the cores, so their times say more about the machine than "
           "about the scheme (hollow markers, hatched bars, shaded bands in the plots). Runs whose "
           f"ranks got less than 0.9 of a core without that are marked **{CONTENDED}** (x in the "
-          "plots): another process was running; rerun them on a quiet machine.", ""]
+          "plots): another process was running; rerun them on a quiet machine. Runs whose ranks "
+          "ran on several hosts (`--hosts`) are marked **N hosts**.", ""]
     made = []
     if runs:
         efficiency_plot(runs, os.path.join(out_dir, "efficiency.png"), cores)

@@ -13,11 +13,14 @@ def main():
     assert runs, "no runs"
     for run in runs:
         for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
-                    "regather", "saved_bytes", "comm_match", "comm_phases"):
+                    "regather", "saved_bytes", "comm_match", "comm_phases", "hosts"):
             assert key in run, f"run lacks {key}"
         assert run["saved_bytes"] > 0, "forward keeps something for backward"
         assert run["saved_bytes"] == run["saved_bytes_model"], "kept bytes differ from the model"
         assert set(run["shape"]) == {"b", "s", "h", "heads"}
+        placed = sorted(r for host in run["hosts"] for r in host["ranks"])
+        assert placed == list(range(run["np"])), f"hosts {run['hosts']} must place every rank once"
+        assert all(host["name"] for host in run["hosts"]), "a host without a name"
         assert run["tensors"], "run checked no tensor"
         for t in run["tensors"]:
             for key in ("name", "shape", "max_abs", "rel_l2", "atol", "rtol", "pass"):
