@@ -19,7 +19,7 @@ int node_of(int rank, int ranks_per_node) {
 
 int node_count(int world_size, int ranks_per_node) {
   check(ranks_per_node >= 1, "node_count: a node holds at least one rank");
-  return (world_size + ranks_per_node - 1) / ranks_per_node;
+  return world_size / ranks_per_node + (world_size % ranks_per_node != 0 ? 1 : 0);
 }
 
 GroupPlacement place_groups(const GroupLayout& layout, int world_size, int ranks_per_node) {
