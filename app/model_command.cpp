@@ -76,6 +76,11 @@ void require_positive(const std::vector<int>& counts, const char* option) {
   }
 }
 
+/// The ranks per node of --ranks-per-node, else the profile's devices per node.
+int ranks_per_node(const ModelOptions& o, const model::HardwareProfile& hw) {
+  return o.ranks_per_node.value_or(hw.gpus_per_node);
+}
+
 double gib(double bytes) {
   return bytes / (1024.0 * 1024.0 * 1024.0);
 }
@@ -85,7 +90,8 @@ std::string rate_text(const model::Link& link) {
                      link.rate.latency_s * 1e6);
 }
 
-void print_header(const BlockShape& shape, const model::HardwareProfile& hw) {
+void print_header(const BlockShape& shape, const model::HardwareProfile& hw,
+                  const ModelOptions& o) {
   fmt::print("tplab model: one pre-LN block, forward + backward, per device\n");
   fmt::print("  shape     {} (m = b s = {} tokens): {:.3g} TFLOP per step\n", to_string(shape),
              shape.tokens(), model::block_step_flops(shape) / 1e12);
@@ -95,10 +101,12 @@ void print_header(const BlockShape& shape, const model::HardwareProfile& hw) {
   if (hw.inter_node) fmt::print(", {} between nodes", rate_text(*hw.inter_node));
   fmt::print("; {}-byte elements; {:.0f} GB per device\n", hw.bytes_per_element,
              hw.memory_bytes / 1e9);
+  const int per_node = ranks_per_node(o, hw);
   fmt::print(
-      "  nodes     ranks fill nodes in order: rank r is on node r / {}; a group with ranks on "
-      "two nodes runs at the inter-node rate\n",
-      hw.gpus_per_node);
+      "  nodes     {} ranks per node ({}), filled in order: rank r is on node r / {}; a "
+      "collective whose group has ranks on two nodes runs at the inter-node rate\n",
+      per_node, o.ranks_per_node ? "--ranks-per-node" : "the profile's, or --ranks-per-node N",
+      per_node);
   fmt::print(
       "  time      FLOPs / rate + per collective (calls x ring steps x latency + N x bus "
       "factor x bytes / bandwidth); no overlap\n");
@@ -110,6 +118,34 @@ void print_header(const BlockShape& shape, const model::HardwareProfile& hw) {
              "weights", "activ.");
   fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9}\n", "", "", "",
              "", "", "ms", "ms", "share", "", "GiB", "GiB");
+}
+
+/// Where the groups of one name sit: "column(4) across 2 nodes".
+std::string placement_text(const model::GroupPlacement& g) {
+  const std::string group = fmt::format("{}({})", g.name, g.size);
+  if (!g.crosses_nodes()) return group + " within a node";
+  if (g.groups_across_nodes < g.groups) {
+    return fmt::format("{} across up to {} nodes ({} of {} groups cross)", group, g.most_nodes,
+                       g.groups_across_nodes, g.groups);
+  }
+  if (g.fewest_nodes < g.most_nodes) {
+    return fmt::format("{} across {} to {} nodes", group, g.fewest_nodes, g.most_nodes);
+  }
+  return fmt::format("{} across {} nodes", group, g.most_nodes);
+}
+
+/// The line under a projection: the nodes its ranks fill and where each of its groups sits.
+void print_groups(const model::Projection& p) {
+  if (p.groups.empty()) return;  // one rank: nothing to communicate with
+  std::vector<std::string> groups;
+  for (const model::GroupPlacement& g : p.groups) {
+    groups.push_back(p.nodes == 1 ? fmt::format("{}({})", g.name, g.size) : placement_text(g));
+  }
+  if (p.nodes == 1) {
+    fmt::print("  {:>24} 1 node: {}, all within it\n", "", fmt::join(groups, ", "));
+  } else {
+    fmt::print("  {:>24} {} nodes: {}\n", "", p.nodes, fmt::join(groups, "; "));
+  }
 }
 
 void print_projection(const model::Projection& p, bool detail) {
@@ -125,6 +161,7 @@ void print_projection(const model::Projection& p, bool detail) {
   fmt::print("  {:>5} {:<6} {:<9} {:>10.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>5.0f}% {:>9.3f} {}\n",
              p.gpus, p.scheme, p.grid, p.compute_s * 1e3, p.comm_s() * 1e3, p.comm_latency_s * 1e3,
              p.comm_bandwidth_s * 1e3, p.comm_share() * 100, p.step_s() * 1e3, memory);
+  print_groups(p);
   if (!detail) return;
   for (const model::TimedCollective& t : p.collectives) {
     fmt::print("  {:>24} {} on {}({}) {}: {} calls, {} elements, {:.3f} + {:.3f} ms\n", "",
@@ -140,6 +177,16 @@ nlohmann::json projection_json(const model::Projection& p) {
     j["why_not"] = p.why_not;
     return j;
   }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const model::GroupPlacement& g : p.groups) {
+    groups.push_back({{"group", g.name},
+                      {"size", g.size},
+                      {"groups", g.groups},
+                      {"groups_across_nodes", g.groups_across_nodes},
+                      {"fewest_nodes", g.fewest_nodes},
+                      {"most_nodes", g.most_nodes},
+                      {"inter_node", g.crosses_nodes()}});
+  }
   nlohmann::json collectives = nlohmann::json::array();
   for (const model::TimedCollective& t : p.collectives) {
     collectives.push_back({{"collective", collective_name(t.row.collective)},
@@ -153,6 +200,9 @@ nlohmann::json projection_json(const model::Projection& p) {
                            {"bandwidth_s", t.time.bandwidth_s}});
   }
   j.update({{"grid", p.grid},
+            {"ranks_per_node", p.ranks_per_node},
+            {"nodes", p.nodes},
+            {"groups", groups},
             {"flops_per_device", p.flops},
             {"compute_s", p.compute_s},
             {"comm_s", p.comm_s()},
@@ -184,6 +234,12 @@ const model::Projection* fastest(const std::vector<model::Projection>& at_one_co
 
 int run_projection(const ModelOptions& o) {
   require_positive(o.gpus, "--gpus");
+  if (o.ranks_per_node && *o.ranks_per_node < 1) {
+    throw UsageError(fmt::format(
+        "--ranks-per-node {}: a node holds a positive number of ranks, such as 8 (a DGX node's "
+        "GPUs)",
+        *o.ranks_per_node));
+  }
   const BlockShape shape = o.block_shape(kProjectionShape);
   const auto schemes = o.chosen_schemes();
   const auto profiles = model::available_profiles(o.hardware_file);
@@ -194,7 +250,8 @@ int run_projection(const ModelOptions& o) {
   int usable = 0;
   for (int gpus : o.gpus) {
     for (const auto& scheme : schemes) {
-      model::Projection p = model::project(scheme, o.scheme_options(), gpus, shape, hw);
+      model::Projection p =
+          model::project(scheme, o.scheme_options(), gpus, shape, hw, ranks_per_node(o, hw));
       if (!p.fits() && o.named_schemes()) {
         throw UsageError(fmt::format("{}; got {}", p.why_not, gpus));
       }
@@ -209,7 +266,7 @@ int run_projection(const ModelOptions& o) {
                     to_string(shape), fmt::join(o.gpus, ", ")));
   }
 
-  print_header(shape, hw);
+  print_header(shape, hw, o);
   nlohmann::json projections = nlohmann::json::array();
   nlohmann::json fastest_json = nlohmann::json::object();
   for (int gpus : o.gpus) {
@@ -235,6 +292,7 @@ int run_projection(const ModelOptions& o) {
                                               {"h", shape.h},
                                               {"heads", shape.heads}}},
                                             {"hardware", hardware},
+                                            {"ranks_per_node", ranks_per_node(o, hw)},
                                             {"projections", projections},
                                             {"fastest", fastest_json}}
                                  .dump(2)
@@ -269,6 +327,10 @@ void add_model_command(CLI::App& app, int& exit_code) {
                   "profile: dgx-h100, dgx-a100, local (default: dgx-h100; local with --compare)");
   cmd->add_option("--hardware-file", o->hardware_file,
                   "more profiles, in the format of model/hardware.json");
+  cmd->add_option("--ranks-per-node", o->ranks_per_node,
+                  "ranks on each node, filled in order (rank r on node r / N); a group with "
+                  "ranks on two nodes communicates at the inter-node rate (default: the "
+                  "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
   cmd->add_option("--depth", o->depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
   cmd->add_flag("--detail", o->detail, "list every collective's share of the time");
   cmd->add_option("--json", o->json, "write the results as JSON");
@@ -290,6 +352,11 @@ void add_model_command(CLI::App& app, int& exit_code) {
       throw UsageError(
           "--calibrate and --compare are separate steps: calibrate first, then "
           "compare");
+    }
+    if ((o->calibrate || o->compare) && o->ranks_per_node) {
+      throw UsageError(
+          "--ranks-per-node places the ranks of a projection on nodes; --calibrate and "
+          "--compare run on this machine, one node, so leave it out there");
     }
     if (o->calibrate) {
       exit_code = run_calibration(*o);

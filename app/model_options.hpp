@@ -25,6 +25,8 @@ struct ModelOptions {
   std::string hardware;  ///< empty: dgx-h100, or local with --compare
   /// A file of more profiles, in the format of model/hardware.json.
   std::string hardware_file;
+  /// Ranks per node, filled in order (unset: the profile's gpus_per_node).
+  std::optional<int> ranks_per_node;
   /// 2.5D depth d (0: d = p/q^2 with the largest q).
   int depth = 0;
   /// List every collective's share of the time.

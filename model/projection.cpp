@@ -10,21 +10,23 @@
 #include "cost_1d.hpp"
 #include "cost_1d_sp.hpp"
 #include "flops.hpp"
-#include "node_layout.hpp"
 
 namespace tplab::model {
 
 Projection project(std::string_view scheme_name, const SchemeOptions& options, int gpus,
-                   const BlockShape& shape, const HardwareProfile& profile) {
-  if (gpus > profile.gpus_per_node && !profile.inter_node) {
+                   const BlockShape& shape, const HardwareProfile& profile, int ranks_per_node) {
+  check(ranks_per_node >= 1, "project: a node holds at least one rank");
+  if (gpus > ranks_per_node && !profile.inter_node) {
     throw UsageError(fmt::format(
-        "hardware '{}' is one node of {} devices, so it cannot hold {}: use --gpus up to {}, or "
-        "a profile of a cluster such as dgx-h100",
-        profile.name, profile.gpus_per_node, gpus, profile.gpus_per_node));
+        "hardware '{}' has no inter-node link, so every rank must be on one node of {}; {} "
+        "are more: use --gpus up to {}, or a profile of a cluster such as dgx-h100",
+        profile.name, ranks_per_node, gpus, ranks_per_node));
   }
   Projection p;
   p.scheme = std::string(scheme_name);
   p.gpus = gpus;
+  p.ranks_per_node = ranks_per_node;
+  p.nodes = node_count(gpus, ranks_per_node);
   const auto scheme = make_scheme(scheme_name, options);
   if (const std::string why = scheme->why_not(gpus, shape); !why.empty()) {
     const std::vector<int> sizes = scheme->usable_world_sizes(shape, std::max(gpus, 64));
@@ -33,6 +35,9 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   }
   const RankCost cost = rank_cost(scheme_name, options, gpus, shape, Workload::block);
   p.grid = cost.grid;
+  for (const GroupLayout& layout : cost.groups) {
+    p.groups.push_back(place_groups(layout, gpus, ranks_per_node));
+  }
   p.flops = block_step_flops(shape) / gpus;
   p.compute_s = p.flops / profile.matmul_flops_per_s;
 
@@ -40,11 +45,12 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   for (const PredictedCollective& row : cost.comm.total().rows()) {
     TimedCollective t;
     t.row = row;
-    const auto layout = std::find_if(cost.groups.begin(), cost.groups.end(),
-                                     [&](const GroupLayout& g) { return g.name == row.group; });
-    check(layout != cost.groups.end(),
+    const auto placement =
+        std::find_if(p.groups.begin(), p.groups.end(),
+                     [&](const GroupPlacement& g) { return g.name == row.group; });
+    check(placement != p.groups.end(),
           fmt::format("the model of {} has no layout for its group '{}'", scheme_name, row.group));
-    t.inter_node = spans_nodes(*layout, gpus, profile.gpus_per_node);
+    t.inter_node = placement->crosses_nodes();
     const Link& link = t.inter_node ? *profile.inter_node : profile.intra_node;
     t.time = collective_time(row, link.rate_of(row.collective), bytes);
     p.comm_latency_s += t.time.latency_s;
@@ -62,6 +68,11 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
     p.korthikanti_bytes = korthikanti_activation_bytes_1d_sp(shape, gpus);
   p.fits_memory = p.weight_bytes + p.activation_bytes <= profile.memory_bytes;
   return p;
+}
+
+Projection project(std::string_view scheme_name, const SchemeOptions& options, int gpus,
+                   const BlockShape& shape, const HardwareProfile& profile) {
+  return project(scheme_name, options, gpus, shape, profile, profile.gpus_per_node);
 }
 
 }  // namespace tplab::model

@@ -10,6 +10,7 @@
 
 #include "alpha_beta.hpp"
 #include "hardware.hpp"
+#include "node_layout.hpp"
 #include "rank_cost.hpp"
 
 namespace tplab::model {
@@ -29,11 +30,15 @@ struct TimedCollective {
 /// so a device does 1/p of block_step_flops); communication = the alpha-beta time of every
 /// collective the model predicts, on the inter-node link when its group spans nodes.
 struct Projection {
-  std::string scheme;   ///< "1d", "2d", ...
-  int gpus = 0;         ///< devices, one rank each
-  std::string grid;     ///< as Scheme::describe_grid says it; empty when none fits
-  std::string why_not;  ///< when no grid fits: the broken rule and the counts that would work
+  std::string scheme;      ///< "1d", "2d", ...
+  int gpus = 0;            ///< devices, one rank each
+  int ranks_per_node = 1;  ///< ranks fill nodes in order, this many each
+  int nodes = 1;           ///< the nodes the ranks fill
+  std::string grid;        ///< as Scheme::describe_grid says it; empty when none fits
+  std::string why_not;     ///< when no grid fits: the broken rule and the counts that would work
 
+  /// The grid's groups of more than one rank, and the nodes they span.
+  std::vector<GroupPlacement> groups;
   double flops = 0;                          ///< per device
   double compute_s = 0;                      ///< flops / the profile's rate
   std::vector<TimedCollective> collectives;  ///< forward + backward per collective and group
@@ -58,9 +63,15 @@ struct Projection {
   double comm_share() const { return step_s() > 0 ? comm_s() / step_s() : 0; }
 };
 
-/// The projection of `scheme` on `gpus` devices of `profile`. A scheme that cannot split
-/// `shape` over `gpus` gives a Projection whose why_not says why. Throws UsageError when the
-/// profile has fewer devices than `gpus` and no inter-node link.
+/// The projection of `scheme` on `gpus` devices of `profile`, `ranks_per_node` of them on each
+/// node: a collective whose groups all lie within a node runs on the intra-node link, one with
+/// a group across nodes on the inter-node link. A scheme that cannot split `shape` over `gpus`
+/// gives a Projection whose why_not says why. Throws UsageError when the ranks fill more than
+/// one node and the profile has no inter-node link.
+Projection project(std::string_view scheme, const SchemeOptions& options, int gpus,
+                   const BlockShape& shape, const HardwareProfile& profile, int ranks_per_node);
+
+/// The same with nodes of the profile's size, profile.gpus_per_node ranks each.
 Projection project(std::string_view scheme, const SchemeOptions& options, int gpus,
                    const BlockShape& shape, const HardwareProfile& profile);
 

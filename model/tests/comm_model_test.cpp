@@ -1,7 +1,8 @@
 // The cost model against the counters: at every world size of the mpiexec (1, 2, 4, 8, 9),
 // every scheme that runs there, several shapes and both workloads, each rank's collectives of
 // each phase equal the model's, collective by collective and group by group, with no
-// tolerance. 1D runs at 1, 2 and 4 ranks, 2D at 1, 4 and 9, 2.5D at 2, 4, 8 and 9.
+// tolerance. 1D runs at 1, 2 and 4 ranks, 2D at 1, 4 and 9, 2.5D at 2, 4, 8 and 9. And the
+// model's groups, by which it places collectives on nodes, hold the ranks of the grids' groups.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,8 +11,13 @@
 
 #include "comm/mpi_comm.hpp"
 #include "device/cpu_device.hpp"
+#include "grid/grid_1d.hpp"
+#include "grid/grid_2d.hpp"
+#include "grid/grid_2p5d.hpp"
+#include "grid/grid_3d.hpp"
 #include "harness.hpp"
 #include "rank_cost.hpp"
+#include "tp2p5d/scheme_2p5d.hpp"
 
 namespace tplab::model {
 
@@ -85,6 +91,47 @@ class CommModel : public testing::Test {
     return runs;
   }
 
+  /// The world ranks of `group`'s members, ascending.
+  std::vector<int> members(Comm& group) {
+    Tensor mine = device.empty({1}, DType::f64);
+    device.fill(mine, world->rank());
+    Tensor all = device.empty({group.size()}, DType::f64);
+    group.all_gather(mine, all);
+    std::vector<int> ranks(all.data_as<double>(), all.data_as<double>() + group.size());
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  }
+
+  /// This rank's groups in the grid that `scheme`'s module builds on this world, by name.
+  std::map<std::string, std::vector<int>> grid_members(const std::string& scheme,
+                                                       const BlockShape& shape) {
+    if (scheme == "1d" || scheme == "1d-sp") {
+      const Grid1D grid = Grid1D::build(*world);
+      return {{"tp", members(*grid.tp)}};
+    }
+    if (scheme == "2d") {
+      const Grid2D grid = Grid2D::build(*world);
+      return {{"row", members(*grid.row)}, {"column", members(*grid.column)}};
+    }
+    if (scheme == "2.5d") {
+      const int d = tp2p5d::Scheme2p5D(0).depth_for(world->size(), shape);
+      const Grid2p5D grid = Grid2p5D::build(*world, d);
+      return {{"row", members(*grid.layer.row)},
+              {"column", members(*grid.layer.column)},
+              {"depth", members(*grid.depth)}};
+    }
+    if (scheme == "3d") {
+      const Grid3D grid = Grid3D::build(*world);
+      return {{"input", members(*grid.input)},
+              {"weight", members(*grid.weight)},
+              {"output", members(*grid.output)},
+              {"input_weight", members(*grid.input_weight)},
+              {"output_weight", members(*grid.output_weight)}};
+    }
+    ADD_FAILURE() << "this test knows no grid for scheme " << scheme;
+    return {};
+  }
+
   CpuDevice device;
   std::unique_ptr<MpiComm> world;
 };
@@ -112,6 +159,35 @@ TEST_F(CommModel, TwoAndAHalfDimensionalWithMeshesOfOneRank) {
   const int p = world->size();
   if (p != 4 && p != 8) GTEST_SKIP() << "runs d = p layers at 4 and 8 ranks";
   EXPECT_GE(expect_exact("2.5d", p), 2);
+}
+
+TEST_F(CommModel, GroupLayoutsHoldTheRanksOfTheGridsGroups) {
+  // The model decides which groups cross nodes from GroupLayout::color; each of its groups must
+  // hold the very ranks the grid of parallel/grid/ puts in the group of that name.
+  const int p = world->size();
+  int checked = 0;
+  for (const std::string& scheme : scheme_names()) {
+    const auto s = make_scheme(scheme);
+    const auto shape = std::find_if(std::begin(kShapes), std::end(kShapes),
+                                    [&](const BlockShape& b) { return s->why_not(p, b).empty(); });
+    if (shape == std::end(kShapes)) continue;
+    const RankCost cost = rank_cost(scheme, {}, p, *shape, Workload::block);
+    const auto grid = grid_members(scheme, *shape);
+    for (const GroupLayout& layout : cost.groups) {
+      std::vector<int> model;
+      for (int r = 0; r < p; ++r) {
+        if (layout.color(r) == layout.color(world->rank())) model.push_back(r);
+      }
+      ASSERT_TRUE(grid.contains(layout.name)) << scheme << " has no grid group " << layout.name;
+      EXPECT_EQ(model, grid.at(layout.name))
+          << scheme << " at " << p << " ranks, group " << layout.name << ", rank " << world->rank();
+      EXPECT_EQ(static_cast<int>(model.size()), layout.size) << scheme << " " << layout.name;
+      ++checked;
+    }
+  }
+  if (p > 1) {
+    EXPECT_GE(checked, 1) << "some scheme has a group at " << p << " ranks";
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The model's arithmetic by hand: small cases worked out on paper, the closed forms of
 // docs/cost-model.md, parameter counts against the placements, the hardware file, the
 // alpha-beta times, node layouts, and refusals of bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -340,15 +341,91 @@ TEST(AlphaBeta, RingStepsAndBusVolume) {
   EXPECT_DOUBLE_EQ(b.bandwidth_s, 4e-6) << "a broadcast's every link carries N";
 }
 
-TEST(NodeLayout, RowsStayInANodeColumnsLeaveIt) {
-  // 2D on 64 ranks, 8 per node: a row is 8 consecutive ranks, a column every 8th.
-  const RankCost c = rank_cost("2d", {}, 64, {8, 16, 64, 8}, Workload::block);
-  ASSERT_EQ(c.groups.size(), 2u);
-  EXPECT_FALSE(spans_nodes(c.groups[0], 64, 8)) << c.groups[0].name;
-  EXPECT_TRUE(spans_nodes(c.groups[1], 64, 8)) << c.groups[1].name;
-  const RankCost one = rank_cost("1d", {}, 8, {8, 16, 64, 8}, Workload::block);
-  EXPECT_FALSE(spans_nodes(one.groups[0], 8, 8));
-  EXPECT_TRUE(spans_nodes(one.groups[0], 8, 4));
+/// Where each group of `scheme` on `p` ranks sits, `per_node` ranks per node, as
+/// "name(size) xgroups: across of them cross, fewest-most nodes".
+std::vector<std::string> group_placements(const char* scheme, const SchemeOptions& options, int p,
+                                          int per_node) {
+  std::vector<std::string> out;
+  for (const GroupLayout& layout :
+       rank_cost(scheme, options, p, {16, 4, 64, 16}, Workload::block).groups) {
+    const GroupPlacement g = place_groups(layout, p, per_node);
+    out.push_back(fmt::format("{}({}) x{}: {} cross, {}-{} nodes", g.name, g.size, g.groups,
+                              g.groups_across_nodes, g.fewest_nodes, g.most_nodes));
+  }
+  return out;
+}
+
+using Placements = std::vector<std::string>;
+
+TEST(NodeLayout, RanksFillNodesInOrder) {
+  EXPECT_EQ(node_of(7, 8), 0);
+  EXPECT_EQ(node_of(8, 8), 1);
+  EXPECT_EQ(node_count(16, 8), 2);
+  EXPECT_EQ(node_count(12, 8), 2) << "the last node is half full";
+  EXPECT_EQ(node_count(4, 8), 1);
+}
+
+TEST(NodeLayout, OneDimensionalCrossesOnceItOutgrowsANode) {
+  // The one tp group holds every rank: within one node up to 8 ranks, across two at 16.
+  EXPECT_EQ(group_placements("1d", {}, 8, 8), Placements{"tp(8) x1: 0 cross, 1-1 nodes"});
+  EXPECT_EQ(group_placements("1d", {}, 16, 8), Placements{"tp(16) x1: 1 cross, 2-2 nodes"});
+  EXPECT_EQ(group_placements("1d-sp", {}, 16, 8), Placements{"tp(16) x1: 1 cross, 2-2 nodes"});
+}
+
+TEST(NodeLayout, TwoDimensionalRowsStayInANodeColumnsLeaveIt) {
+  // rank = q i + j (parallel/grid/grid_2d.cpp): a row i is q consecutive ranks, a column j
+  // every q-th rank. q = 4 on 8 per node: rows 0 and 1 on node 0, 2 and 3 on node 1; each
+  // column holds j, j+4 (node 0) and j+8, j+12 (node 1).
+  EXPECT_EQ(group_placements("2d", {}, 16, 8),
+            (Placements{"row(4) x4: 0 cross, 1-1 nodes", "column(4) x4: 4 cross, 2-2 nodes"}));
+  // q = 8: a row fills a node; a column has one rank on each of the 8 nodes.
+  EXPECT_EQ(group_placements("2d", {}, 64, 8),
+            (Placements{"row(8) x8: 0 cross, 1-1 nodes", "column(8) x8: 8 cross, 8-8 nodes"}));
+  // 6 per node cuts rows: ranks 4-7 sit on nodes 0 and 1, ranks 12-15 on node 2 alone; every
+  // column {j, j+4, j+8, j+12} meets nodes 0, 1 and 2.
+  EXPECT_EQ(group_placements("2d", {}, 16, 6),
+            (Placements{"row(4) x4: 1 cross, 1-2 nodes", "column(4) x4: 4 cross, 3-3 nodes"}));
+}
+
+TEST(NodeLayout, TwoAndAHalfDimensionalDepthLeavesTheNodeFirst) {
+  // rank = j + q i + q^2 k (parallel/grid/grid_2p5d.cpp): each layer is q^2 consecutive ranks,
+  // a depth group every q^2-th rank. q = 2, d = 4: two layers per node, so the meshes stay
+  // inside and each depth group {r, r+4, r+8, r+12} spans both nodes.
+  EXPECT_EQ(group_placements("2.5d", {4}, 16, 8),
+            (Placements{"row(2) x8: 0 cross, 1-1 nodes", "column(2) x8: 0 cross, 1-1 nodes",
+                        "depth(4) x4: 4 cross, 2-2 nodes"}));
+  // q = 4, d = 2: a layer of 16 fills two nodes, so its columns cross as 2D's do.
+  EXPECT_EQ(group_placements("2.5d", {2}, 32, 8),
+            (Placements{"row(4) x8: 0 cross, 1-1 nodes", "column(4) x8: 8 cross, 2-2 nodes",
+                        "depth(2) x16: 16 cross, 2-2 nodes"}));
+}
+
+TEST(NodeLayout, ThreeDimensionalAxesSpanMoreNodesTheLongerTheirStride) {
+  // rank = i + q (j + q k) (parallel/grid/grid_3d.cpp), q = 4 on 8 per node: input varies i
+  // (stride 1), weight j (stride 4: two nodes), output k (stride 16: four nodes); the plane
+  // input_weight is 16 consecutive ranks, output_weight every 4th rank of all 64.
+  EXPECT_EQ(
+      group_placements("3d", {}, 64, 8),
+      (Placements{"input(4) x16: 0 cross, 1-1 nodes", "weight(4) x16: 16 cross, 2-2 nodes",
+                  "output(4) x16: 16 cross, 4-4 nodes", "input_weight(16) x4: 4 cross, 2-2 nodes",
+                  "output_weight(16) x4: 4 cross, 8-8 nodes"}));
+}
+
+TEST(NodeLayout, NothingCrossesWhenOneNodeHoldsTheWorldAndEverythingWhenEachHoldsOneRank) {
+  const std::pair<const char*, int> runs[] = {{"1d", 16}, {"1d-sp", 16}, {"2d", 16},
+                                              {"2d", 64}, {"2.5d", 32},  {"3d", 64}};
+  for (const auto& [scheme, p] : runs) {
+    for (const GroupLayout& layout :
+         rank_cost(scheme, {}, p, {16, 4, 64, 16}, Workload::block).groups) {
+      const GroupPlacement together = place_groups(layout, p, p);
+      EXPECT_FALSE(together.crosses_nodes()) << scheme << " " << layout.name;
+      EXPECT_EQ(together.most_nodes, 1) << scheme << " " << layout.name;
+      const GroupPlacement apart = place_groups(layout, p, 1);
+      EXPECT_EQ(apart.groups_across_nodes, apart.groups) << scheme << " " << layout.name;
+      EXPECT_EQ(apart.fewest_nodes, layout.size) << scheme << " " << layout.name;
+      EXPECT_EQ(apart.groups * layout.size, p) << scheme << " " << layout.name;
+    }
+  }
 }
 
 TEST(FlopCount, CountsTheSixLinearsAndAttention) {
@@ -424,13 +501,61 @@ TEST(Projection, AddsComputeAndCommunicationOnTheRightLinks) {
   EXPECT_TRUE(in_node.korthikanti_bytes.has_value());
 }
 
+TEST(Projection, RanksPerNodeDecidesWhichLinkEachGroupUses) {
+  const auto profiles = load_profiles(shipped_hardware_file());
+  const HardwareProfile& hw = profiles.at("dgx-h100");
+  const BlockShape shape{8, 2048, 8192, 64};
+  const double m = 16384, h = 8192;
+
+  // 1D at 16 on nodes of 8: its one group spans two nodes, so all of 4 m h crosses
+  // InfiniBand, and the step is slower than on one node of 8 despite half the compute.
+  const Projection eight = project("1d", {}, 8, shape, hw, 8);
+  const Projection across = project("1d", {}, 16, shape, hw, 8);
+  EXPECT_EQ(across.nodes, 2);
+  ASSERT_EQ(across.groups.size(), 1u);
+  EXPECT_TRUE(across.groups[0].crosses_nodes());
+  EXPECT_TRUE(across.collectives[0].inter_node);
+  EXPECT_NEAR(across.comm_bandwidth_s, 4 * m * h * 2 * 15.0 / 16 * 2 / 50e9, 1e-12);
+  EXPECT_GT(across.step_s(), eight.step_s());
+  // The same 16 ranks on one node of 16 stay on NVLink.
+  const Projection together = project("1d", {}, 16, shape, hw, 16);
+  EXPECT_EQ(together.nodes, 1);
+  EXPECT_FALSE(together.groups[0].crosses_nodes());
+  EXPECT_FALSE(together.collectives[0].inter_node);
+  EXPECT_NEAR(together.comm_bandwidth_s, 4 * m * h * 2 * 15.0 / 16 * 2 / 450e9, 1e-12);
+  EXPECT_LT(together.step_s(), eight.step_s());
+  // Without the count, nodes are the profile's: 8 GPUs.
+  EXPECT_DOUBLE_EQ(project("1d", {}, 16, shape, hw).step_s(), across.step_s());
+
+  // 2D q = 4 on nodes of 8: the rows' collectives on NVLink, the columns' on InfiniBand.
+  const Projection mesh = project("2d", {}, 16, shape, hw, 8);
+  ASSERT_TRUE(mesh.fits());
+  for (const TimedCollective& t : mesh.collectives) {
+    EXPECT_EQ(t.inter_node, t.row.group == "column") << t.row.group;
+    const Link& link = t.row.group == "column" ? *hw.inter_node : hw.intra_node;
+    EXPECT_DOUBLE_EQ(t.time.bandwidth_s,
+                     collective_time(t.row, link.rate_of(t.row.collective), 2).bandwidth_s);
+  }
+  for (const TimedCollective& t : project("2d", {}, 16, shape, hw, 16).collectives) {
+    EXPECT_FALSE(t.inter_node) << t.row.group << " with one node of 16";
+  }
+}
+
+TEST(Projection, AProfileWithoutAnInterNodeLinkHoldsOneNode) {
+  const auto profiles = load_profiles(shipped_hardware_file());
+  const HardwareProfile& local = profiles.at("local");
+  const BlockShape shape{8, 16, 64, 8};
+  EXPECT_THROW(project("1d", {}, 4, shape, local), UsageError) << "the local profile is 2 cores";
+  EXPECT_THROW(project("1d", {}, 2, shape, local, 1), UsageError) << "2 ranks on 2 nodes";
+  const Projection one_node = project("1d", {}, 4, shape, local, 4);
+  EXPECT_FALSE(one_node.collectives[0].inter_node);
+}
+
 TEST(Projection, SaysWhyNoGridFitsAndWhatWould) {
   const auto profiles = load_profiles(shipped_hardware_file());
   const Projection p = project("2d", {}, 8, {8, 2048, 8192, 64}, profiles.at("dgx-h100"));
   EXPECT_FALSE(p.fits());
   EXPECT_NE(p.why_not.find("needs 1, 4, 16 or 64 devices"), std::string::npos) << p.why_not;
-  EXPECT_THROW(project("1d", {}, 4, {8, 16, 64, 8}, profiles.at("local")), UsageError)
-      << "the local profile is one node";
   EXPECT_THROW(rank_cost("2d", {}, 6, {4, 8, 32, 4}, Workload::block), UsageError);
 }
 

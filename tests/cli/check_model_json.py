@@ -1,5 +1,6 @@
-"""Checks the JSON that `tplab model --json` writes: the fields the README documents, and that
-every total follows from the parts beside it.
+"""Checks the JSON that `tplab model --json` writes: the fields the README documents, that
+every total follows from the parts beside it, and that each collective runs on the link its
+group's placement on the nodes calls for.
 
 usage: check_model_json.py FILE
 """
@@ -12,6 +13,26 @@ def close(a, b):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15)
 
 
+def check_groups(p, per_node):
+    """The nodes the ranks fill, and each group's placement on them."""
+    assert p["ranks_per_node"] == per_node, p
+    assert p["nodes"] == -(-p["gpus"] // per_node), p
+    groups = {g["group"]: g for g in p["groups"]}
+    for g in p["groups"]:
+        assert g["size"] > 1 and g["size"] * g["groups"] == p["gpus"], g
+        assert 0 <= g["groups_across_nodes"] <= g["groups"], g
+        assert g["inter_node"] == (g["groups_across_nodes"] > 0), g
+        # a group of n ranks needs at least n / per_node nodes and holds at most n of them
+        assert -(-g["size"] // per_node) <= g["fewest_nodes"] <= g["most_nodes"], g
+        assert g["most_nodes"] <= min(g["size"], p["nodes"]), g
+        assert (g["most_nodes"] > 1) == g["inter_node"], g
+        assert (g["fewest_nodes"] > 1) == (g["groups_across_nodes"] == g["groups"]), g
+    for r in p["collectives"]:
+        group = groups[r["group"]]
+        assert r["group_size"] == group["size"], (r, group)
+        assert r["inter_node"] == group["inter_node"], (r, group)
+
+
 def main():
     out = json.load(open(sys.argv[1]))
     assert set(out["shape"]) == {"b", "s", "h", "heads"}
@@ -19,12 +40,15 @@ def main():
     for key in ("name", "gpus_per_node", "matmul_flops_per_s", "bytes_per_element",
                 "intra_node", "sources"):
         assert key in hw, f"hardware lacks {key}"
+    per_node = out["ranks_per_node"]
+    assert isinstance(per_node, int) and per_node >= 1, per_node
     fitting = 0
     for p in out["projections"]:
         if not p["fits"]:
             assert p["why_not"], p
             continue
         fitting += 1
+        check_groups(p, per_node)
         assert close(p["step_s"], p["compute_s"] + p["comm_s"]), p
         assert close(p["comm_s"], p["comm_latency_s"] + p["comm_bandwidth_s"]), p
         assert close(p["compute_s"], p["flops_per_device"] / hw["matmul_flops_per_s"]), p
@@ -43,7 +67,8 @@ def main():
         best = [p for p in out["projections"] if p["fits"] and p["gpus"] == int(gpus)]
         assert min(best, key=lambda p: p["step_s"])["scheme"] == scheme or not all(
             p["fits_memory"] for p in best), (gpus, scheme)
-    print(f"ok: {len(out['projections'])} projections, {fitting} with a grid, totals consistent")
+    print(f"ok: {len(out['projections'])} projections, {fitting} with a grid, totals consistent, "
+          f"groups placed on nodes of {per_node} ranks")
 
 
 if __name__ == "__main__":
