@@ -36,7 +36,7 @@ PY
 grep -E '^ranks on|^hosts from' <<<"$output"
 
 # bench comm records the hosts in every row, and the report marks such rows.
-output=$(timeout 60 "$tplab" bench comm --np 4 --collective all_reduce --max-bytes 4K \
+output=$(timeout 120 "$tplab" bench comm --np 4 --collective all_reduce --min-bytes 1K --max-bytes 4K \
   --hosts "$scratch/hosts" --json "$scratch/comm.json" 2>&1) || fail "bench comm failed"
 "$python" "$here/../../bench/report/report.py" "$scratch/comm.json" -o "$scratch/report" \
   >/dev/null || fail "the report failed"
