@@ -7,10 +7,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
 #include "core/error.hpp"
+#include "stderr_relay.hpp"
 
 namespace tplab::app {
 namespace {
@@ -55,21 +57,48 @@ std::string find_mpiexec() {
       "point TPLAB_MPIEXEC at your MPI's launcher");
 }
 
-int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds) {
+std::string JobEnd::reason(int timeout_seconds) const {
+  if (lacked_slots) return "mpiexec did not start it: not enough slots for its ranks";
+  switch (code) {
+    case 0:
+      return "ended normally";
+    case kExitFailed:
+      return "exited 1";
+    case kExitUsage:
+      return "refused its input (exit 2)";
+    case kExitInternal:
+      return "crashed (exit 3)";
+    case kExitNoDevice:
+      return "found no CUDA device (exit 4)";
+    case kTimedOut:
+      return fmt::format("timed out after {} s", timeout_seconds);
+    default:
+      break;
+  }
+  // Open MPI ends with 128 + N when a rank died of signal N.
+  if (code > 128 && code < 128 + NSIG) {
+    return fmt::format("a process ended on signal {} ({})", code - 128, strsignal(code - 128));
+  }
+  return fmt::format("exited {}", code);
+}
+
+JobEnd run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds) {
   return run_program_under_mpiexec(std::filesystem::read_symlink("/proc/self/exe").string(), ranks,
                                    args, timeout_seconds);
 }
 
-int run_program_under_mpiexec(const std::string& program, int ranks,
-                              const std::vector<std::string>& args, int timeout_seconds) {
+JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
+                                 const std::vector<std::string>& args, int timeout_seconds) {
   const std::string mpiexec = find_mpiexec();
   std::vector<std::string> argv = {mpiexec, "-n", std::to_string(ranks), program};
   argv.insert(argv.end(), args.begin(), args.end());
 
+  StderrRelay relay;
   const pid_t child = fork();
   if (child < 0) throw InternalError("fork failed");
   if (child == 0) {
     setpgid(0, 0);  // its own process group, so a timeout can end every rank at once
+    relay.attach_in_child();
     if (geteuid() == 0) {
       setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
       setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -85,6 +114,7 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
     execv(mpiexec.c_str(), raw.data());
     std::_Exit(127);
   }
+  relay.detach_in_parent();
   setpgid(child, child);
 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
@@ -99,12 +129,14 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
       std::this_thread::sleep_for(std::chrono::seconds(3));
       kill(-child, SIGKILL);
       waitpid(child, &status, 0);
-      return kTimedOut;
+      relay.pass_on_rest();
+      return {kTimedOut, relay.last_message(), relay.lacked_slots()};
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    relay.pass_on(std::chrono::milliseconds(20));
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return kExitInternal;
+  relay.pass_on_rest();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : kExitInternal, relay.last_message(),
+          relay.lacked_slots()};
 }
 
 }  // namespace tplab::app

@@ -14,14 +14,27 @@ bool launched_by_mpi();
 /// "mpiexec" on PATH. Throws UsageError naming what to install when none can be run.
 std::string find_mpiexec();
 
-/// Runs `mpiexec -n ranks <this program> args...` and returns its exit code. Kills the whole
-/// job and returns kTimedOut when it runs past `timeout_seconds`. As root, sets the variables
-/// Open MPI needs to run as root and with more ranks than cores.
-int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds);
+/// How a launched job ended.
+struct JobEnd {
+  /// mpiexec's exit code, or kTimedOut when the job ran past its deadline.
+  int code = 0;
+  /// The job's last words on standard error (StderrRelay::last_message).
+  std::string last_message;
+  /// mpiexec said there are not enough slots for the ranks asked for.
+  bool lacked_slots = false;
+
+  /// How it ended, in words: "timed out after 300 s", "a process ended on signal 9 (Killed)".
+  std::string reason(int timeout_seconds) const;
+};
+
+/// Runs `mpiexec -n ranks <this program> args...`, passing its standard error on as it comes,
+/// and says how it ended. Kills the whole job when it runs past `timeout_seconds`. As root,
+/// sets the variables Open MPI needs to run as root and with more ranks than cores.
+JobEnd run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds);
 
 /// The same for another program (a lesson's checker, for example).
-int run_program_under_mpiexec(const std::string& program, int ranks,
-                              const std::vector<std::string>& args, int timeout_seconds);
+JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
+                                 const std::vector<std::string>& args, int timeout_seconds);
 
 /// Exit codes of tplab, the same for every command.
 inline constexpr int kExitFailed = 1;    ///< something disagreed with the reference
