@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shared_machine.sh TPLAB
+# shared_machine.sh TPLAB SOURCE_DIR
 # Another user on the same machine ("nobody", through setpriv) plants, in the temporary folder
 # tplab will use, what once redirected its results: folders named as the old job folders were
 # (tplab-jobs-<pid>, for the next few thousand process ids, mode 777) holding a link job-0.json
@@ -7,10 +7,11 @@
 # victim's --json will go; a folder of their own, and a TMPDIR every user may write into.
 # The victim (root, as in CI) then runs verify. The test checks that the victim's file is
 # unchanged, that no planted result was read, that tplab refuses each planted target with a
-# reason (exit 2), and that its own job folder is gone afterwards.
+# reason (exit 2), and that its own job folder is gone afterwards. The Python tools (report's
+# folder, gpu-check's results folder) refuse the other user's folder too.
 # Exits 77 (skipped) where it cannot act as two users.
 set -uo pipefail
-tplab=$1
+tplab=$1 source_dir=$2
 if [[ $(id -u) -ne 0 ]] || ! command -v setpriv >/dev/null || ! id nobody >/dev/null 2>&1; then
   echo "skipped: needs root, setpriv (util-linux) and the user nobody to act as two users"
   exit 77
@@ -84,6 +85,10 @@ expect_refusal "a TMPDIR every user may write into, without the sticky bit" \
   env TMPDIR="$shared/open-tmp" "$tplab" verify --scheme 1d --np 1
 expect_refusal "dump --out into another user's folder" "belongs to user nobody" \
   "$tplab" dump --shape 2,4,8,2 --out "$shared/theirs/ref"
+expect_refusal "report -o into another user's folder" "belongs to user nobody" \
+  python3 "$source_dir/bench/report/report.py" "$victim/out.json" -o "$shared/theirs/report"
+expect_refusal "gpu-check's results folder inside another user's folder" "belongs to user nobody" \
+  python3 "$source_dir/bench/report/safe_output.py" new-folder "$shared/theirs/gpu-check/run"
 
 if ((failed)); then exit 1; fi
 echo "ok: the victim's file is unchanged, no planted result was read, each planted target refused"
