@@ -1,13 +1,19 @@
 #include "lesson_check.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "safe_output.hpp"
+#include "sha256.hpp"
 
 namespace tplab::app {
 namespace {
@@ -38,6 +44,23 @@ std::optional<std::string> build_target(const std::string& target) {
   return messages;
 }
 
+/// Makes the build compile `sources` as they are now. A file copied in with its old time stamp
+/// (a submission unpacked into a checkout built before) would look older than the program and
+/// not be compiled again; so when the sources' digests differ from those `record` kept at the
+/// last build, their time stamps are renewed.
+void renew_if_changed(const std::vector<std::filesystem::path>& sources,
+                      const std::filesystem::path& record, const std::string& digests) {
+  if (read_own_file(record, "the record of the last build") == digests) return;
+  for (const auto& source : sources) {
+    if (utimensat(AT_FDCWD, source.c_str(), nullptr, 0) != 0) {
+      throw UsageError(
+          fmt::format("cannot renew the time stamp of {} so that it is compiled "
+                      "again ({})",
+                      source.string(), std::strerror(errno)));
+    }
+  }
+}
+
 }  // namespace
 
 std::string LessonWorldRun::verdict() const {
@@ -49,11 +72,19 @@ LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int
                        int timeout_seconds) {
   const std::string target = solution ? l.target() + "_solution" : l.target();
   LessonRun run;
+  run.source = l.dir / (solution ? "solution.cpp" : "exercise.cpp");
+  const auto checker = l.dir / "check.cpp";
+  run.source_sha256 = sha256_of_file(run.source);
+  run.check_sha256 = sha256_of_file(checker);
+  const std::string digests = run.source_sha256 + " " + run.check_sha256 + "\n";
+  const auto record = kBinaryDir / "lessons" / (target + ".sha256");
+  renew_if_changed({run.source, checker}, record, digests);
   if (std::optional<std::string> messages = build_target(target)) {
     run.outcome = LessonRun::Outcome::does_not_compile;
     run.compiler_output = std::move(*messages);
     return run;
   }
+  write_file_safely(record, digests, "the record of the last build");
   const auto program = kBinaryDir / "lessons" / target;
   const JobFolder folder;
   bool wrong = false;

@@ -4,6 +4,7 @@
 /// tensor. `lesson check` and `lesson grade` both take this path.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,15 @@ struct LessonWorldRun {
 
 /// What checking a lesson found.
 struct LessonRun {
-  /// How the check ended, in the order it is decided.
+  /// The source checked: the lesson's exercise.cpp, or its solution.cpp.
+  std::filesystem::path source;
+  /// The SHA-256 of that source and of the lesson's check.cpp, as they were compiled.
+  ///@{
+  std::string source_sha256, check_sha256;
+  ///@}
+  /// How a check can end, in the order it is decided.
   enum class Outcome { does_not_compile, refused, not_started, wrong, passed };
+  /// How this one ended.
   Outcome outcome = Outcome::passed;
   /// does_not_compile: the compiler's messages, less the build tool's progress lines.
   std::string compiler_output;
@@ -42,7 +50,9 @@ struct LessonRun {
   std::vector<LessonWorldRun> runs;
 };
 
-/// Builds lesson `l`'s program (its solution with `solution`) and runs it at each world size
+/// Builds lesson `l`'s program (its solution with `solution`) from the sources as they are
+/// (renewing their time stamps when their content changed since the last build, so that a file
+/// copied in with an old time stamp is compiled all the same) and runs it at each world size
 /// of `world_sizes` (empty: the lesson's own), printing the program's tables as it goes. The
 /// findings are written to a private JobFolder and read back only when they are the job's own.
 LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int>& world_sizes,

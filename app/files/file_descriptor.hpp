@@ -17,7 +17,9 @@ class FileDescriptor {
  public:
   /// Takes `fd`, which may be -1 (a failed open(2): errno says why).
   explicit FileDescriptor(int fd = -1) noexcept : fd_(fd) {}
+  /// Takes over `other`'s descriptor (`other` is left closed).
   FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  /// Closes this descriptor and takes over `other`'s.
   FileDescriptor& operator=(FileDescriptor&& other) noexcept {
     if (this != &other) {
       close();

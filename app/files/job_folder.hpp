@@ -22,6 +22,7 @@ namespace tplab::app {
 struct JobResult {
   /// Nothing there; a result of the job's own; something else, which is not used.
   enum class State { missing, accepted, rejected };
+  /// Which of the three it is.
   State state = State::missing;
   /// accepted: what the job wrote, less its token.
   nlohmann::json document;
