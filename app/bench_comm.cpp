@@ -3,7 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <fstream>
+#include <optional>
 
 #include "bench_commands.hpp"
 #include "collective_bench.hpp"
@@ -11,10 +11,13 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "hostfile.hpp"
+#include "job_result.hpp"
 #include "job_series.hpp"
 #include "mpi_launch.hpp"
 #include "process_resources.hpp"
 #include "rank_hosts.hpp"
+#include "rank_output.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -26,7 +29,7 @@ struct CommOptions {
   std::int64_t max_bytes = std::int64_t{256} << 20;
   std::string dtype = "f32";
   int warmup = 2;
-  std::string json;
+  std::optional<std::string> json;
   int timeout = 900;
   std::string hosts;
 };
@@ -126,6 +129,7 @@ int comm_in_world(const CommOptions& o) {
       throw UsageError(
           fmt::format("--np {} but mpiexec started {} ranks", fmt::join(o.np, ","), world->size()));
     }
+    require_rank0_output(o.json, "--json");
     Collective current = Collective::all_reduce;
     bool first = true;
     const auto rows = bench::run_collective_bench(*world, device, config_of(o),
@@ -144,8 +148,11 @@ int comm_in_world(const CommOptions& o) {
       json_rows.push_back(to_json(r));
       json_rows.back()["hosts"] = hosts.to_json();
     }
-    if (printer && !o.json.empty()) {
-      std::ofstream(o.json) << nlohmann::json{{"rows", json_rows}}.dump(2) << "\n";
+    if (printer && o.json) {
+      write_result(
+          *o.json,
+          {{"rows", json_rows}, {"pass", wrong == 0}, {"failures", nlohmann::json::array()}},
+          "--json");
     }
     return wrong == 0 ? 0 : kExitFailed;
   } catch (const UsageError& e) {
@@ -183,8 +190,17 @@ void print_summary(const nlohmann::json& rows) {
   }
 }
 
+/// Whether every row's result equals the exact sum.
+bool exact(const nlohmann::json& rows) {
+  for (const auto& r : rows) {
+    if (r["wrong"].get<std::int64_t>() != 0) return false;
+  }
+  return true;
+}
+
 int drive_comm(const CommOptions& o) {
   validate(o);
+  if (o.json) require_writable_file(*o.json, "--json");
   std::vector<Job> jobs;
   for (int np : o.np) jobs.push_back({"collectives", np});
   const LaunchSettings launch =
@@ -202,17 +218,21 @@ int drive_comm(const CommOptions& o) {
             "--warmup",     std::to_string(o.warmup),
             "--json",       json};
       },
-      launch, "rows");
-  for (const auto& f : series.failures) fmt::print("{}\n", f);
+      launch, "rows",
+      [&](const SeriesResult& so_far) {
+        if (o.json) {
+          write_file_safely(
+              *o.json,
+              series_document("rows", so_far.runs, so_far, exact(so_far.runs)).dump(2) + "\n",
+              "--json");
+        }
+      });
+  for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
   if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
   print_summary(series.runs);
-  if (!o.json.empty()) {
-    std::ofstream(o.json) << nlohmann::json{{"rows", series.runs}}.dump(2) << "\n";
-  }
-  bool exact = true;
-  for (const auto& r : series.runs) exact = exact && r["wrong"].get<std::int64_t>() == 0;
-  if (!exact) fmt::print("\nFAILED: some results differ from the exact sums (#wrong)\n");
-  return series.failures.empty() && exact ? 0 : kExitFailed;
+  const bool all_exact = exact(series.runs);
+  if (!all_exact) fmt::print("\nFAILED: some results differ from the exact sums (#wrong)\n");
+  return series.failures.empty() && all_exact ? 0 : kExitFailed;
 }
 
 }  // namespace
@@ -237,7 +257,9 @@ void add_bench_comm_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--dtype", o->dtype, "f32 or f64")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed samples of each path first")
       ->capture_default_str();
-  cmd->add_option("--json", o->json, "write the rows as JSON");
+  cmd->add_option("--json", o->json,
+                  "write the rows as JSON, job by job as they finish (a new or plain file in a "
+                  "folder of your own)");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();
   add_hosts_option(*cmd, o->hosts);

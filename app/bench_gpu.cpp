@@ -1,7 +1,7 @@
 // `tplab bench gpu`: the block on one GPU against cuBLAS's matmul rate and the copy bandwidth.
 #include <fmt/format.h>
 
-#include <fstream>
+#include <optional>
 
 #include "bench_commands.hpp"
 #include "comm/mpi_comm.hpp"
@@ -9,6 +9,7 @@
 #include "device/cuda/cuda_backend.hpp"
 #include "gpu_block_bench.hpp"
 #include "mpi_launch.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -18,7 +19,7 @@ struct GpuBenchOptions {
   std::string dtype = "bf16";
   int warmup = 2;
   int repeats = 5;
-  std::string json;
+  std::optional<std::string> json;
 };
 
 int run_gpu_bench(const GpuBenchOptions& o) {
@@ -28,6 +29,7 @@ int run_gpu_bench(const GpuBenchOptions& o) {
   config.warmup = o.warmup;
   config.repeats = o.repeats;
   cuda::visible_devices();  // NoDeviceError, saying why, before MPI starts
+  if (o.json) require_writable_file(*o.json, "--json");
   MpiSession session;
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -37,7 +39,7 @@ int run_gpu_bench(const GpuBenchOptions& o) {
   auto world = cuda::make_world(*device, "nccl", std::make_shared<CommCounters>());
   const bench::GpuBenchResult r = bench::run_gpu_bench(*world, *device, config);
   bench::print_gpu_bench(r, stdout);
-  if (!o.json.empty()) std::ofstream(o.json) << bench::to_json(r).dump(2) << "\n";
+  if (o.json) write_file_safely(*o.json, bench::to_json(r).dump(2) + "\n", "--json");
   return 0;
 }
 
@@ -54,7 +56,8 @@ void add_bench_gpu_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--warmup", o->warmup, "untimed calls first")->capture_default_str();
   cmd->add_option("--repeats", o->repeats, "timed calls; the median is reported")
       ->capture_default_str();
-  cmd->add_option("--json", o->json, "write the results as JSON");
+  cmd->add_option("--json", o->json,
+                  "write the results as JSON (a new or plain file in a folder of your own)");
   cmd->callback([o, &exit_code] { exit_code = run_gpu_bench(*o); });
 }
 

@@ -3,19 +3,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <fstream>
 #include <map>
+#include <optional>
 
 #include "bench_commands.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "hostfile.hpp"
+#include "job_result.hpp"
 #include "job_series.hpp"
 #include "mpi_launch.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
 #include "rank_hosts.hpp"
+#include "rank_output.hpp"
+#include "safe_output.hpp"
 #include "step_timer.hpp"
 
 namespace tplab::app {
@@ -34,7 +37,7 @@ struct ScalingOptions {
   std::string overlap = "off";
   bool compare_overlap = false;
   bool reference = false;
-  std::string json;
+  std::optional<std::string> json;
   int timeout = 600;
   std::string hosts;
 };
@@ -147,6 +150,7 @@ int scaling_in_world(const ScalingOptions& o) {
           world->size()));
     }
     const bench::StepConfig config = config_of(o, o.schemes[0], parse_block_shape(o.shape));
+    require_rank0_output(o.json, "--json");
     const bench::StepTiming t = bench::time_step(*world, device, config);
     std::optional<bench::OverlapComparison> overlap;
     if (o.compare_overlap) overlap = bench::compare_overlap(*world, device, config);
@@ -173,10 +177,12 @@ int scaling_in_world(const ScalingOptions& o) {
                    reference->max * 1e3);
       }
       if (hosts.host_count() > 1) fmt::print("ranks on {}\n", hosts.summary());
-      if (!o.json.empty()) {
-        nlohmann::json run = to_json(t, o.mode, reference, overlap);
-        run["hosts"] = hosts.to_json();
-        std::ofstream(o.json) << nlohmann::json{{"runs", {run}}}.dump(2) << "\n";
+      nlohmann::json run = to_json(t, o.mode, reference, overlap);
+      run["hosts"] = hosts.to_json();
+      if (o.json) {
+        write_result(*o.json,
+                     {{"runs", {run}}, {"pass", true}, {"failures", nlohmann::json::array()}},
+                     "--json");
       }
     }
     return 0;
@@ -331,6 +337,7 @@ void print_table(const nlohmann::json& runs, bool reference) {
 int drive_scaling(const ScalingOptions& o) {
   std::vector<std::string> skipped;
   const std::vector<Planned> planned = plan(o, skipped);
+  if (o.json) require_writable_file(*o.json, "--json");
   for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
   std::map<std::string, Planned> by_label;
   std::vector<Job> jobs;
@@ -344,6 +351,12 @@ int drive_scaling(const ScalingOptions& o) {
   for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);
   const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
   std::map<std::pair<std::string, std::string>, bool> referenced;
+  // Every job's runs reach --json as it ends, with the efficiencies the runs so far give.
+  const auto document = [](const SeriesResult& so_far) {
+    nlohmann::json runs = so_far.runs;
+    add_efficiency(runs);
+    return series_document("runs", runs, so_far, true);
+  };
   const SeriesResult series = run_series(
       jobs,
       [&](const Job& job, const std::string& json) {
@@ -370,13 +383,13 @@ int drive_scaling(const ScalingOptions& o) {
         }
         return args;
       },
-      launch);
-  for (const auto& f : series.failures) fmt::print("{}\n", f);
+      launch, "runs",
+      [&](const SeriesResult& so_far) {
+        if (o.json) write_file_safely(*o.json, document(so_far).dump(2) + "\n", "--json");
+      });
+  for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
   if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
-  nlohmann::json runs = series.runs;
-  add_efficiency(runs);
-  print_table(runs, o.reference);
-  if (!o.json.empty()) std::ofstream(o.json) << nlohmann::json{{"runs", runs}}.dump(2) << "\n";
+  print_table(document(series)["runs"], o.reference);
   return series.failures.empty() ? 0 : kExitFailed;
 }
 
@@ -407,7 +420,9 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
                "communication of both (bench step does this by default)");
   cmd.add_flag("--reference", o.reference,
                "also time the single-device reference on the first run of each scheme");
-  cmd.add_option("--json", o.json, "write the runs as JSON");
+  cmd.add_option("--json", o.json,
+                 "write the runs as JSON, job by job as they finish (a new or plain file in a "
+                 "folder of your own)");
   cmd.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
       ->capture_default_str();
   add_hosts_option(cmd, o.hosts);

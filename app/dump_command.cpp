@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "npy.hpp"
 #include "problem.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -17,13 +18,14 @@ struct DumpOptions {
 
 int run_dump(const DumpOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
+  require_output_folder(o.out, "--out");
   const verify::HostArrays inputs =
       verify::make_inputs(shape, o.seed, Workload::block, verify::Values::real);
   const verify::HostArrays outputs = verify::reference_outputs(shape, inputs, Workload::block);
-  std::filesystem::create_directories(o.out);
+  make_output_folder(o.out, "--out");
   for (const auto* arrays : {&inputs, &outputs}) {
     for (const auto& [name, array] : *arrays) {
-      write_npy(std::filesystem::path(o.out) / (name + ".npy"), array);
+      write_npy(std::filesystem::path(o.out) / (name + ".npy"), array, "--out");
     }
   }
   fmt::print("wrote {} arrays of the reference block ({}, seed {}) to {}\n",
@@ -39,7 +41,10 @@ void add_dump_command(CLI::App& app, int& exit_code) {
       "dump", "Write the reference block's inputs, parameters, outputs and gradients as .npy");
   cmd->add_option("--shape", options->shape, "b,s,h,heads")->capture_default_str();
   cmd->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
-  cmd->add_option("--out", options->out, "directory to write")->required();
+  cmd->add_option("--out", options->out,
+                  "folder to write (made if missing; its parent must exist, and the folder be "
+                  "your own)")
+      ->required();
   cmd->callback([options, &exit_code] { exit_code = run_dump(*options); });
 }
 

@@ -1,29 +1,65 @@
 #include "job_series.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-
-#include "mpi_launch.hpp"
 
 namespace tplab::app {
+
+std::string JobFailure::describe() const {
+  std::string text = fmt::format("{} np={}: {}", job, np, exit_reason);
+  if (!last_message.empty()) text += fmt::format("; last message: {}", last_message);
+  return text;
+}
+
+nlohmann::json JobFailure::to_json() const {
+  return {{"job", job}, {"np", np}, {"exit_reason", exit_reason}, {"last_message", last_message}};
+}
+
+std::optional<JobFailure> failure_of(const Job& job, const JobEnd& end, const JobResult& result,
+                                     int timeout_seconds) {
+  const auto failure = [&](std::string reason) {
+    return JobFailure{job.label, job.np, std::move(reason), end.last_message};
+  };
+  switch (result.state) {
+    case JobResult::State::rejected:
+      return failure(fmt::format("{}; what it left is not its result ({}), so it is not used",
+                                 end.reason(timeout_seconds), result.why_rejected));
+    case JobResult::State::missing:
+      return failure(end.code == 0 ? std::string("ended without writing a result")
+                                   : end.reason(timeout_seconds) + ", before it wrote a result");
+    case JobResult::State::accepted:
+      break;
+  }
+  if (end.code == 0 || end.code == kExitFailed) return std::nullopt;
+  return failure(end.reason(timeout_seconds));
+}
+
+void announce_failure(const std::optional<JobFailure>& failure, const JobEnd& end, int np) {
+  if (failure) fmt::print(stderr, "tplab: {}\n", failure->describe());
+  if (end.lacked_slots) {
+    fmt::print(stderr,
+               "tplab: mpiexec said there are not enough slots for {} ranks: allow more ranks "
+               "than cores (Open MPI: export OMPI_MCA_rmaps_base_oversubscribe=1) and run "
+               "again.\n",
+               np);
+  }
+}
 
 SeriesResult run_series(
     const std::vector<Job>& jobs,
     const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
-    const LaunchSettings& launch, const std::string& key) {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tplab-jobs-{}", getpid());
-  std::filesystem::create_directories(dir);
+    const LaunchSettings& launch, const std::string& key,
+    const std::function<void(const SeriesResult&)>& after_each_job) {
+  const JobFolder folder;
   SeriesResult result;
+  result.planned = jobs.size();
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     throw_if_interrupted();
     const Job& job = jobs[i];
-    const auto json = dir / fmt::format("job-{}.json", i);
-    const std::vector<std::string> args = arguments(job, json.string());
+    const std::string name = fmt::format("job-{}.json", i);
+    const std::vector<std::string> args = arguments(job, folder.file(name));
     std::string command;  // the subcommand words, without the options
     for (const auto& a : args) {
       if (a.starts_with("-")) break;
@@ -33,30 +69,31 @@ SeriesResult run_series(
     fmt::print("\n[{}/{}, {:.0f} s] mpiexec -n {} tplab{}: {}\n", i + 1, jobs.size(),
                elapsed.count(), job.np, command, job.label);
     std::fflush(stdout);
-    const int code = run_under_mpiexec(job.np, args, launch);
-    result.usage_error = result.usage_error || code == kExitUsage;
-    bool wrote = false;
-    if (std::ifstream in(json); in && code != kTimedOut) {
-      nlohmann::json written = nlohmann::json::parse(in);
-      for (auto& r : written[key]) result.runs.push_back(std::move(r));
-      wrote = true;
-    }
-    if (code == kTimedOut) {
-      result.failures.push_back(
-          fmt::format("{} np={}: timed out after {} s", job.label, job.np, launch.timeout_seconds));
-    } else if (code != 0 && (code != kExitFailed || !wrote)) {
-      result.failures.push_back(fmt::format("{} np={}: exited {}", job.label, job.np, code));
-      if (!wrote && code != kExitUsage) {
-        fmt::print(stderr,
-                   "tplab: mpiexec -n {} ended with {} before tplab wrote a result. If mpiexec "
-                   "said there are not enough slots, allow more ranks than cores: export "
-                   "OMPI_MCA_rmaps_base_oversubscribe=1 (Open MPI) and run again.\n",
-                   job.np, code);
+    const JobEnd end = run_under_mpiexec(job.np, args, launch);
+    result.usage_error = result.usage_error || end.code == kExitUsage;
+    const JobResult written = folder.read(name);
+    if (written.state == JobResult::State::accepted) {
+      for (const auto& r : written.document.value(key, nlohmann::json::array())) {
+        result.runs.push_back(r);
       }
     }
+    std::optional<JobFailure> failure = failure_of(job, end, written, launch.timeout_seconds);
+    announce_failure(failure, end, job.np);
+    if (failure) result.failures.push_back(std::move(*failure));
+    ++result.finished;
+    if (after_each_job) after_each_job(result);
   }
-  std::filesystem::remove_all(dir);
   return result;
+}
+
+nlohmann::json series_document(const std::string& key, nlohmann::json records,
+                               const SeriesResult& series, bool pass) {
+  nlohmann::json failures = nlohmann::json::array();
+  for (const JobFailure& f : series.failures) failures.push_back(f.to_json());
+  return {{key, std::move(records)},
+          {"pass", pass && series.complete() && series.failures.empty()},
+          {"failures", std::move(failures)},
+          {"jobs", {{"planned", series.planned}, {"finished", series.finished}}}};
 }
 
 }  // namespace tplab::app

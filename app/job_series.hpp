@@ -4,9 +4,11 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "job_folder.hpp"
 #include "mpi_launch.hpp"
 
 namespace tplab::app {
@@ -20,20 +22,56 @@ struct Job {
   int np = 1;
 };
 
+/// A job that crashed, timed out, refused its input or left no result of its own.
+struct JobFailure {
+  std::string job;           ///< the job's label
+  int np = 1;                ///< its world size
+  std::string exit_reason;   ///< how it ended: "timed out after 300 s", "crashed (exit 3)" ...
+  std::string last_message;  ///< its last words on standard error ("" when it said nothing)
+
+  /// "2d np=4: a process ended on signal 9 (Killed), before it wrote a result; last message:
+  /// ..." for the summary.
+  std::string describe() const;
+  /// {"job", "np", "exit_reason", "last_message"}.
+  nlohmann::json to_json() const;
+};
+
+/// Whether a job that ended as `end` with `result` in its folder failed, and how. A job that
+/// exits 1 (a check failed) with a result of its own has not: its result says what failed.
+std::optional<JobFailure> failure_of(const Job& job, const JobEnd& end, const JobResult& result,
+                                     int timeout_seconds);
+
+/// Prints `failure` (when there is one) and, when mpiexec lacked slots for the job's `np`
+/// ranks, the setting that allows more ranks than cores.
+void announce_failure(const std::optional<JobFailure>& failure, const JobEnd& end, int np);
+
 /// What a series of jobs produced.
 struct SeriesResult {
   nlohmann::json runs = nlohmann::json::array();  ///< every job's records under `key`, in order
-  std::vector<std::string> failures;  ///< jobs that crashed, timed out or wrote no result
-  bool usage_error = false;           ///< some job refused its input (exit 2)
+  std::vector<JobFailure> failures;               ///< jobs that failed (failure_of)
+  std::size_t planned = 0;                        ///< jobs in the series
+  std::size_t finished = 0;                       ///< jobs that have ended so far
+  bool usage_error = false;                       ///< some job refused its input (exit 2)
+
+  /// Whether every job has ended.
+  bool complete() const { return finished == planned; }
 };
 
 /// Runs `mpiexec -n job.np tplab <arguments(job, json_path)>` for each job in turn, showing
 /// progress, each launched as `launch` says (deadline, hosts), and gathers the array under `key`
-/// ("runs", "rows") that each job writes to json_path. A job that exits 1 (a check failed) still
-/// contributes.
+/// ("runs", "rows") that each job writes to json_path, a file of the series' private JobFolder.
+/// After each job, `after_each_job` sees the series so far (to write it out, so that nothing is
+/// lost when a later job crashes or the launcher is stopped).
 SeriesResult run_series(
     const std::vector<Job>& jobs,
     const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
-    const LaunchSettings& launch, const std::string& key = "runs");
+    const LaunchSettings& launch, const std::string& key = "runs",
+    const std::function<void(const SeriesResult&)>& after_each_job = {});
+
+/// The document the `--json` of a series holds: `records` under `key`, "pass" (`pass`, and
+/// every job ended without failing), "failures" ([JobFailure::to_json]) and "jobs"
+/// ({"planned", "finished"}: fewer finished than planned when the series was cut short).
+nlohmann::json series_document(const std::string& key, nlohmann::json records,
+                               const SeriesResult& series, bool pass);
 
 }  // namespace tplab::app

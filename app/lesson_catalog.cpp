@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -68,12 +68,8 @@ std::string progress_name(Progress p) {
   return "not started";
 }
 
-ProgressFile::ProgressFile(std::filesystem::path path) : path_(std::move(path)) {
-  std::ifstream in(path_);
-  std::stringstream text;
-  text << in.rdbuf();
-  json_ = text.str();
-}
+ProgressFile::ProgressFile(std::filesystem::path path)
+    : path_(std::move(path)), json_(read_own_file(path_, "the lesson progress").value_or("")) {}
 
 Progress ProgressFile::progress(int lesson) const {
   const nlohmann::json j = parse_or_empty(json_);
@@ -109,7 +105,7 @@ void ProgressFile::forget(int lesson) {
 }
 
 void ProgressFile::save() const {
-  std::ofstream(path_) << json_ << "\n";
+  write_file_safely(path_, json_ + "\n", "the lesson progress");
 }
 
 }  // namespace tplab::app

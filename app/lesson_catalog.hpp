@@ -41,7 +41,9 @@ enum class Progress { not_started, wrong, passed };
 std::string progress_name(Progress p);
 
 /// The learner's progress, kept as JSON in a small file of the build tree
-/// ({"01": {"progress": "wrong", "hints_shown": 2}, ...}).
+/// ({"01": {"progress": "wrong", "hints_shown": 2}, ...}): a convenience for `lesson list` and
+/// `lesson hint`, which the learner can edit, so `lesson grade` never reads it. Read through no
+/// link and written by the rules of safe_output.hpp.
 class ProgressFile {
  public:
   /// Reads the progress kept at `path` (none yet when the file does not exist).

@@ -1,19 +1,21 @@
-// "tplab lesson": list, show, check, hint and reset the graded lessons of lessons/.
+// "tplab lesson": list, show, check, hint, reset and grade the lessons of lessons/.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "lesson_catalog.hpp"
+#include "lesson_check.hpp"
+#include "lesson_grade.hpp"
 #include "mpi_launch.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -23,10 +25,12 @@ const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
 
 struct LessonOptions {
   int number = -1;
+  std::vector<int> numbers;  // lesson grade's, all when empty
   bool solution = false;
   bool all = false;
   bool full = false;
   std::vector<int> np;
+  std::optional<std::string> json;
   int timeout = 120;
 };
 
@@ -105,75 +109,51 @@ int reset(const LessonOptions& o) {
 
 // ---- check -------------------------------------------------------------------------------
 
-/// Builds `target` in the build tree; on failure prints the compiler's messages (without the
-/// build tool's progress lines) and returns false.
-bool build_target(const std::string& target) {
-  const std::string command =
-      fmt::format("cmake --build '{}' --target {} 2>&1", kBinaryDir.string(), target);
-  fmt::print("building {} ...\n", target);
-  std::fflush(stdout);
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) throw InternalError("could not run cmake --build");
-  std::string output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  if (pclose(pipe) == 0) return true;
-  fmt::print("\nthe exercise does not compile; the compiler says:\n\n");
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("[") || line.starts_with("ninja: ") || line.starts_with("FAILED: ")) {
-      continue;
-    }
-    fmt::print("  {}\n", line);
-  }
-  return false;
-}
-
 int check(const LessonOptions& o) {
   const std::vector<LessonInfo> all = lessons();
   const LessonInfo& l = find_lesson(all, o.number);
-  const std::string target = o.solution ? l.target() + "_solution" : l.target();
   ProgressFile progress = progress_file();
   const auto record = [&](Progress p) {
     if (!o.solution) progress.set_progress(l.number, p);
   };
-  if (!build_target(target)) {
-    record(Progress::wrong);
-    fmt::print("\nlesson {:02d}: WRONG (does not compile)\n", l.number);
-    return kExitFailed;
-  }
-  const auto program = kBinaryDir / "lessons" / target;
-  bool not_started = false, wrong = false;
-  for (int np : o.np.empty() ? l.world_sizes : o.np) {
-    fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
-               o.solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
-    std::fflush(stdout);
-    const auto verdict_file = kBinaryDir / fmt::format("lesson-verdict-{}.txt", getpid());
-    std::filesystem::remove(verdict_file);
-    setenv("TPLAB_LESSON_VERDICT", verdict_file.c_str(), 1);
-    const int code =
-        run_program_under_mpiexec(program.string(), np, {}, LaunchSettings{o.timeout, {}});
-    std::string verdict;
-    std::ifstream(verdict_file) >> verdict;
-    std::filesystem::remove(verdict_file);
-    if (code == kExitUsage) return kExitUsage;
-    if (verdict == "not_started") {  // the same TODO stops every world size
-      not_started = true;
+  const LessonRun run = check_lesson(l, o.solution, o.np, o.timeout);
+  switch (run.outcome) {
+    case LessonRun::Outcome::does_not_compile:
+      fmt::print("\nthe exercise does not compile; the compiler says:\n\n");
+      for (std::string_view rest = run.compiler_output; !rest.empty();) {
+        const auto end = rest.find('\n');
+        fmt::print("  {}\n", rest.substr(0, end));
+        rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+      }
+      record(Progress::wrong);
+      fmt::print("\nlesson {:02d}: WRONG (does not compile)\n", l.number);
+      return kExitFailed;
+    case LessonRun::Outcome::refused:
+      return kExitUsage;  // the program said why, on every rank
+    case LessonRun::Outcome::not_started:
+      record(Progress::not_started);
+      fmt::print("\nlesson {:02d}: not started: fill in the TODO blocks of {}\n", l.number,
+                 (l.dir / "exercise.cpp").string());
+      return 0;
+    case LessonRun::Outcome::wrong:
+      record(Progress::wrong);
+      fmt::print("\nlesson {:02d}: WRONG: the tables above show which tensors disagree and where\n",
+                 l.number);
+      return kExitFailed;
+    case LessonRun::Outcome::passed:
       break;
-    }
-    if (code != 0 || verdict != "pass") wrong = true;
   }
-  if (not_started) {
-    record(Progress::not_started);
-    fmt::print("\nlesson {:02d}: not started: fill in the TODO blocks of {}\n", l.number,
-               (l.dir / "exercise.cpp").string());
-    return 0;
-  }
-  record(wrong ? Progress::wrong : Progress::passed);
-  fmt::print("\nlesson {:02d}: {}\n", l.number,
-             wrong ? "WRONG: the tables above show which tensors disagree and where"
-                   : "PASSED at every world size");
-  return wrong ? kExitFailed : 0;
+  record(Progress::passed);
+  fmt::print("\nlesson {:02d}: PASSED at every world size\n", l.number);
+  return 0;
+}
+
+int grade(const LessonOptions& o) {
+  if (o.json) require_writable_file(*o.json, "--json");
+  const std::vector<LessonInfo> all = lessons();
+  std::vector<LessonInfo> chosen;
+  for (int n : o.numbers) chosen.push_back(find_lesson(all, n));
+  return grade_lessons(o.numbers.empty() ? all : chosen, o.solution, o.json, o.timeout);
 }
 
 /// The lesson number `text` names in base 10 ("8" or "08"); a usage error otherwise.
@@ -226,6 +206,24 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
       cmd->add_subcommand("reset", "restore the shipped exercise (your changes are lost)");
   number(reset_cmd);
   reset_cmd->callback([o, &exit_code] { exit_code = reset(*o); });
+  CLI::App* grade_cmd = cmd->add_subcommand(
+      "grade",
+      "for instructors and autograders: check every lesson's exercise as it stands (as lesson "
+      "check does) and score it tensor by tensor, with a SHA-256 of each source checked; the "
+      "progress file is never read");
+  grade_cmd->add_option_function<std::vector<std::string>>(
+      "N",
+      [o](const std::vector<std::string>& texts) {
+        for (const auto& text : texts) o->numbers.push_back(lesson_number(text));
+      },
+      "the lessons to grade (default: every lesson)");
+  grade_cmd->add_flag("--solution", o->solution,
+                      "grade the library's solutions instead (what full marks look like)");
+  grade_cmd->add_option("--json", o->json,
+                        "write the grades in Gradescope's results.json form (score, tests)");
+  grade_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
+      ->capture_default_str();
+  grade_cmd->callback([o, &exit_code] { exit_code = grade(*o); });
 }
 
 }  // namespace tplab::app

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <fstream>
 #include <map>
 
 #include "commands.hpp"
@@ -13,6 +12,7 @@
 #include "hardware.hpp"
 #include "model_options.hpp"
 #include "projection.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 
@@ -240,6 +240,7 @@ int run_projection(const ModelOptions& o) {
         "GPUs)",
         *o.ranks_per_node));
   }
+  if (o.json) require_writable_file(*o.json, "--json");
   const BlockShape shape = o.block_shape(kProjectionShape);
   const auto schemes = o.chosen_schemes();
   const auto profiles = model::available_profiles(o.hardware_file);
@@ -283,20 +284,16 @@ int run_projection(const ModelOptions& o) {
       fmt::print("  {:>5} no scheme fits {} devices\n\n", "", gpus);
     }
   }
-  if (!o.json.empty()) {
+  if (o.json) {
     nlohmann::json hardware = model::profile_json(hw);
     hardware["name"] = hw.name;
-    std::ofstream(o.json) << nlohmann::json{{"shape",
-                                             {{"b", shape.b},
-                                              {"s", shape.s},
-                                              {"h", shape.h},
-                                              {"heads", shape.heads}}},
-                                            {"hardware", hardware},
-                                            {"ranks_per_node", ranks_per_node(o, hw)},
-                                            {"projections", projections},
-                                            {"fastest", fastest_json}}
-                                 .dump(2)
-                          << "\n";
+    const nlohmann::json document = {
+        {"shape", {{"b", shape.b}, {"s", shape.s}, {"h", shape.h}, {"heads", shape.heads}}},
+        {"hardware", hardware},
+        {"ranks_per_node", ranks_per_node(o, hw)},
+        {"projections", projections},
+        {"fastest", fastest_json}};
+    write_file_safely(*o.json, document.dump(2) + "\n", "--json");
   }
   return 0;
 }
@@ -333,7 +330,8 @@ void add_model_command(CLI::App& app, int& exit_code) {
                   "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
   cmd->add_option("--depth", o->depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
   cmd->add_flag("--detail", o->detail, "list every collective's share of the time");
-  cmd->add_option("--json", o->json, "write the results as JSON");
+  cmd->add_option("--json", o->json,
+                  "write the results as JSON (a new or plain file in a folder of your own)");
   cmd->add_flag("--calibrate", o->calibrate,
                 "measure this machine (matmul rate, MPI collectives at 2 ranks) and write the "
                 "local profile");

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "calibration.hpp"
 #include "comm/mpi_comm.hpp"
@@ -14,6 +13,7 @@
 #include "model_options.hpp"
 #include "mpi_launch.hpp"
 #include "projection.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -50,12 +50,9 @@ int calibrate_in_world(const ModelOptions& o) {
   try {
     const model::Calibration c = model::calibrate(*world, device);
     if (world->rank() == 0) {
-      const std::filesystem::path out(o.profile_out);
-      if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
-      std::ofstream(out)
-          << nlohmann::json{{"profiles", {{"local", model::profile_json(model::local_profile(c))}}}}
-                 .dump(2)
-          << "\n";
+      const nlohmann::json profile = {
+          {"profiles", {{"local", model::profile_json(model::local_profile(c))}}}};
+      write_file_safely(o.profile_out, profile.dump(2) + "\n", "--profile-out");
       print_calibration(c, o.profile_out);
     }
     return 0;
@@ -69,16 +66,17 @@ int calibrate_in_world(const ModelOptions& o) {
 
 int run_calibration(const ModelOptions& o) {
   if (launched_by_mpi()) return calibrate_in_world(o);
+  require_writable_file(o.profile_out, "--profile-out");
   fmt::print("calibrating: mpiexec -n {} tplab model --calibrate (a few seconds)\n",
              kCalibrationRanks);
   std::fflush(stdout);
-  const int code =
+  const JobEnd end =
       run_under_mpiexec(kCalibrationRanks, {"model", "--calibrate", "--profile-out", o.profile_out},
                         LaunchSettings{o.timeout, {}});
-  if (code == kTimedOut) {
+  if (end.code == kTimedOut) {
     fmt::print(stderr, "tplab: the calibration ran past --timeout {} s\n", o.timeout);
   }
-  return code;
+  return end.code;
 }
 
 int run_comparison(const ModelOptions& o) {
@@ -111,6 +109,7 @@ int run_comparison(const ModelOptions& o) {
     throw UsageError(fmt::format("no scheme can split {} over {} ranks", to_string(shape),
                                  fmt::join(o.np, ", ")));
   }
+  if (o.json) require_writable_file(*o.json, "--json");
   const SeriesResult series = run_series(
       jobs,
       [&](const Job& job, const std::string& json) {
@@ -125,7 +124,7 @@ int run_comparison(const ModelOptions& o) {
             "--json",    json};
       },
       LaunchSettings{o.timeout, {}});
-  for (const auto& f : series.failures) fmt::print("{}\n", f);
+  for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
   if (series.runs.size() != jobs.size()) return series.usage_error ? kExitUsage : kExitFailed;
 
   fmt::print("\nmodel against bench step, {}, f32, profile '{}': {}\n", to_string(shape), hw.name,
@@ -171,8 +170,8 @@ int run_comparison(const ModelOptions& o) {
       "  the slowest rank's time inside collectives, which includes waiting for the other ranks\n"
       "  to arrive; 'least' is the least any rank spent there, with less waiting in it: the\n"
       "  model, which knows no waiting, is compared with it.\n");
-  if (!o.json.empty()) {
-    std::ofstream(o.json) << nlohmann::json{{"comparisons", rows}}.dump(2) << "\n";
+  if (o.json) {
+    write_file_safely(*o.json, nlohmann::json{{"comparisons", rows}}.dump(2) + "\n", "--json");
   }
   return series.failures.empty() ? 0 : kExitFailed;
 }

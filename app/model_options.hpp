@@ -31,8 +31,8 @@ struct ModelOptions {
   int depth = 0;
   /// List every collective's share of the time.
   bool detail = false;
-  /// Where to write the results as JSON (empty: nowhere).
-  std::string json;
+  /// Where to write the results as JSON (unset: nowhere).
+  std::optional<std::string> json;
   /// Measure this machine and write the local profile.
   bool calibrate = false;
   std::string profile_out;  ///< where --calibrate writes the local profile

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "stderr_relay.hpp"
 
 namespace tplab::app {
 namespace {
@@ -168,14 +169,40 @@ std::string find_mpiexec() {
       "point TPLAB_MPIEXEC at your MPI's launcher");
 }
 
-int run_under_mpiexec(int ranks, const std::vector<std::string>& args,
-                      const LaunchSettings& launch) {
+std::string JobEnd::reason(int timeout_seconds) const {
+  if (lacked_slots) return "mpiexec did not start it: not enough slots for its ranks";
+  switch (code) {
+    case 0:
+      return "ended normally";
+    case kExitFailed:
+      return "exited 1";
+    case kExitUsage:
+      return "refused its input (exit 2)";
+    case kExitInternal:
+      return "crashed (exit 3)";
+    case kExitNoDevice:
+      return "found no CUDA device (exit 4)";
+    case kTimedOut:
+      return fmt::format("timed out after {} s", timeout_seconds);
+    default:
+      break;
+  }
+  // Open MPI ends with 128 + N when a rank died of signal N.
+  if (code > 128 && code < 128 + NSIG) {
+    return fmt::format("a process ended on signal {} ({})", code - 128, strsignal(code - 128));
+  }
+  return fmt::format("exited {}", code);
+}
+
+JobEnd run_under_mpiexec(int ranks, const std::vector<std::string>& args,
+                         const LaunchSettings& launch) {
   return run_program_under_mpiexec(std::filesystem::read_symlink("/proc/self/exe").string(), ranks,
                                    args, launch);
 }
 
-int run_program_under_mpiexec(const std::string& program, int ranks,
-                              const std::vector<std::string>& args, const LaunchSettings& launch) {
+JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
+                                 const std::vector<std::string>& args,
+                                 const LaunchSettings& launch) {
   const std::string mpiexec = find_mpiexec();
   std::vector<std::string> argv = {mpiexec};
   for (auto& w : extra_mpiexec_arguments()) argv.push_back(std::move(w));
@@ -186,6 +213,7 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
   take_over_stop_signals();
   throw_if_interrupted();
   const pid_t launcher = getpid();
+  StderrRelay relay;
   const pid_t child = fork();
   if (child < 0) throw InternalError(fmt::format("fork failed: {}", std::strerror(errno)));
   if (child == 0) {
@@ -194,6 +222,7 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
     if (getppid() != launcher) std::_Exit(127);
     setpgid(0, 0);  // its own process group: a Ctrl-C at the terminal reaches tplab alone
     for (int s : {SIGINT, SIGTERM, SIGHUP}) signal(s, SIG_DFL);
+    relay.attach_in_child();
     if (geteuid() == 0) {
       setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
       setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -209,6 +238,7 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
     execv(mpiexec.c_str(), raw.data());
     std::_Exit(127);
   }
+  relay.detach_in_parent();
   setpgid(child, child);
 
   const auto deadline = Clock::now() + std::chrono::seconds(launch.timeout_seconds);
@@ -217,22 +247,25 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
     if (const int s = g_stop_signal; s != 0) {
       fmt::print(stderr, "tplab: {}: ending mpiexec -n {} and its ranks\n", signal_name(s), ranks);
       end_job(child, s == SIGHUP ? SIGTERM : s);
+      relay.pass_on_rest();
       throw Interrupted(s);
     }
     if (Clock::now() > deadline) {
       fmt::print(stderr, "tplab: mpiexec -n {} ran past {} s; ending the job\n", ranks,
                  launch.timeout_seconds);
       end_job(child, SIGTERM);
-      return kTimedOut;
+      relay.pass_on_rest();
+      return {kTimedOut, relay.last_message(), relay.lacked_slots()};
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    relay.pass_on(std::chrono::milliseconds(20));
   }
+  relay.pass_on_rest();
   // mpiexec has ended; a process of the job it left behind (handed to tplab) ends too.
   for (pid_t p : descendants(getpid())) kill(p, SIGKILL);
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return kExitInternal;
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : kExitInternal, relay.last_message(),
+          relay.lacked_slots()};
 }
 
 }  // namespace tplab::app

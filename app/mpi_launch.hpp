@@ -16,6 +16,19 @@ bool launched_by_mpi();
 /// "mpiexec" on PATH. Throws UsageError naming what to install when none can be run.
 std::string find_mpiexec();
 
+/// How a launched job ended.
+struct JobEnd {
+  /// mpiexec's exit code, or kTimedOut when the job ran past its deadline.
+  int code = 0;
+  /// The job's last words on standard error (StderrRelay::last_message).
+  std::string last_message;
+  /// mpiexec said there are not enough slots for the ranks asked for.
+  bool lacked_slots = false;
+
+  /// How it ended, in words: "timed out after 300 s", "a process ended on signal 9 (Killed)".
+  std::string reason(int timeout_seconds) const;
+};
+
 /// How a job is launched: its deadline, and the hosts it runs on.
 struct LaunchSettings {
   /// Seconds before the whole job is ended.
@@ -24,18 +37,19 @@ struct LaunchSettings {
   std::string hostfile;
 };
 
-/// Runs `mpiexec [$TPLAB_MPIEXEC_ARGS] [--hostfile F] -n ranks <this program> args...` and
-/// returns its exit code. Ends the whole job (mpiexec and every process it started) and returns
-/// kTimedOut when it runs past the deadline. When tplab receives SIGINT, SIGTERM or SIGHUP while
-/// a job runs, it ends the job the same way and throws Interrupted; mpiexec is also told to end
-/// (SIGTERM) should tplab itself die. As root, sets the variables Open MPI needs to run as root
-/// and with more ranks than cores.
-int run_under_mpiexec(int ranks, const std::vector<std::string>& args,
-                      const LaunchSettings& launch);
+/// Runs `mpiexec [$TPLAB_MPIEXEC_ARGS] [--hostfile F] -n ranks <this program> args...`,
+/// passing its standard error on as it comes, and says how it ended. Ends the whole job (mpiexec
+/// and every process it started) and returns kTimedOut when it runs past the deadline. When tplab
+/// receives SIGINT, SIGTERM or SIGHUP while a job runs, it ends the job the same way and throws
+/// Interrupted; mpiexec is also told to end (SIGTERM) should tplab itself die. As root, sets the
+/// variables Open MPI needs to run as root and with more ranks than cores.
+JobEnd run_under_mpiexec(int ranks, const std::vector<std::string>& args,
+                         const LaunchSettings& launch);
 
 /// The same for another program (a lesson's checker, for example).
-int run_program_under_mpiexec(const std::string& program, int ranks,
-                              const std::vector<std::string>& args, const LaunchSettings& launch);
+JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
+                                 const std::vector<std::string>& args,
+                                 const LaunchSettings& launch);
 
 /// tplab was asked to stop by a signal; the job it ran has been ended. main() exits with
 /// 128 + signal (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as shells expect.

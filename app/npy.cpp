@@ -4,13 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <bit>
-#include <fstream>
 
-#include "core/error.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 
-void write_npy(const std::filesystem::path& path, const verify::HostArray& array) {
+void write_npy(const std::filesystem::path& path, const verify::HostArray& array,
+               std::string_view option) {
   static_assert(std::endian::native == std::endian::little, "'<f8' assumes a little-endian host");
   const std::string shape = array.extents.size() == 1
                                 ? fmt::format("({},)", array.extents[0])
@@ -22,16 +22,14 @@ void write_npy(const std::filesystem::path& path, const verify::HostArray& array
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
 
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError(fmt::format("cannot write {}", path.string()));
   const auto length = static_cast<std::uint16_t>(header.size());
-  out.write("\x93NUMPY\x01\x00", 8);
-  out.put(static_cast<char>(length & 0xff));
-  out.put(static_cast<char>(length >> 8));
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(array.values.data()),
-            static_cast<std::streamsize>(array.values.size() * sizeof(double)));
-  if (!out) throw UsageError(fmt::format("writing {} failed", path.string()));
+  std::string bytes("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(length & 0xff);
+  bytes += static_cast<char>(length >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(array.values.data()),
+               array.values.size() * sizeof(double));
+  write_file_safely(path, bytes, option);
 }
 
 }  // namespace tplab::app

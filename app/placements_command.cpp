@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "safe_output.hpp"
 #include "scheme/scheme.hpp"
 
 namespace tplab::app {
@@ -18,7 +19,7 @@ struct PlacementsOptions {
   int np = 2;
   std::string shape = "4,4,8,4";
   int depth = 0;
-  std::string json;
+  std::optional<std::string> json;
 };
 
 nlohmann::json placement_json(const TensorPlacement& p) {
@@ -56,6 +57,7 @@ void print_table(const std::vector<TensorPlacement>& placements) {
 int run_placements(const PlacementsOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
   if (o.np < 1) throw UsageError(fmt::format("--np {}: a world needs at least one rank", o.np));
+  if (o.json) require_writable_file(*o.json, "--json");
   const auto scheme = make_scheme(o.scheme, SchemeOptions{o.depth});
   scheme->validate(o.np, shape);
   const std::vector<TensorPlacement> placements = scheme->placements(o.np, shape, Workload::block);
@@ -65,7 +67,7 @@ int run_placements(const PlacementsOptions& o) {
       "holds (a vector [n] as [1, n])\n",
       scheme->name(), o.np, grid, to_string(shape));
   print_table(placements);
-  if (!o.json.empty()) {
+  if (o.json) {
     nlohmann::json tensors = nlohmann::json::array();
     for (const auto& p : placements) tensors.push_back(placement_json(p));
     const nlohmann::json document = {
@@ -74,10 +76,7 @@ int run_placements(const PlacementsOptions& o) {
         {"grid", grid},
         {"shape", {{"b", shape.b}, {"s", shape.s}, {"h", shape.h}, {"heads", shape.heads}}},
         {"tensors", tensors}};
-    std::ofstream out(o.json);
-    if (!(out << document.dump(2) << "\n")) {
-      throw UsageError(fmt::format("--json {}: cannot write it", o.json));
-    }
+    write_file_safely(*o.json, document.dump(2) + "\n", "--json");
   }
   return 0;
 }

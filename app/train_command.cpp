@@ -2,18 +2,23 @@
 /// tplab train: the tiny GPT trained on one scheme beside the single-device reference.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "comm/mpi_comm.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "hostfile.hpp"
+#include "job_folder.hpp"
+#include "job_result.hpp"
+#include "job_series.hpp"
 #include "loss_tolerance.hpp"
 #include "mpi_launch.hpp"
 #include "rank_hosts.hpp"
+#include "rank_output.hpp"
+#include "safe_output.hpp"
 #include "trainer.hpp"
 
 namespace tplab::app {
@@ -36,7 +41,7 @@ struct TrainOptions {
   std::uint64_t seed = 1;
   int depth = 0;
   bool regather = false;
-  std::string json;
+  std::optional<std::string> json;
   int timeout = 300;
   std::string hosts;
 };
@@ -142,6 +147,7 @@ int train_in_world(const TrainOptions& o) {
     }
     const train::TrainConfig config = make_config(o);
     train::validate_training(world->size(), config);
+    require_rank0_output(o.json, "--json");
     if (rank == 0) {
       fmt::print("train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps\n", config.scheme,
                  world->size(),
@@ -164,10 +170,11 @@ int train_in_world(const TrainOptions& o) {
         });
     if (rank == 0) {
       print_result(result);
-      if (!o.json.empty()) {
-        nlohmann::json j = to_json(result);
-        j["hosts"] = hosts.to_json();
-        std::ofstream(o.json) << j.dump(2) << "\n";
+      if (o.json) {
+        nlohmann::json document = to_json(result);
+        document["failures"] = nlohmann::json::array();
+        document["hosts"] = hosts.to_json();
+        write_result(*o.json, document, "--json");
       }
     }
     return result.pass ? 0 : kExitFailed;
@@ -211,11 +218,24 @@ int drive(const TrainOptions& o) {
                                    "--depth",
                                    std::to_string(o.depth)};
   if (o.regather) args.push_back("--regather");
-  if (!o.json.empty()) {
-    args.push_back("--json");
-    args.push_back(o.json);
+  if (o.json) require_writable_file(*o.json, "--json");
+  // The job writes its result into a private folder; the launcher checks it and writes --json,
+  // with the failure when the job ended without one.
+  const JobFolder folder;
+  args.insert(args.end(), {"--json", folder.file("train.json")});
+  const JobEnd end = run_under_mpiexec(np, args, launch_settings(o.timeout, o.hosts, np));
+  const JobResult result = folder.read("train.json");
+  const std::optional<JobFailure> failure = failure_of({o.scheme, np}, end, result, o.timeout);
+  announce_failure(failure, end, np);
+  if (o.json) {
+    nlohmann::json document =
+        result.state == JobResult::State::accepted ? result.document : nlohmann::json::object();
+    document["pass"] = !failure && document.value("pass", false);
+    document["failures"] = nlohmann::json::array();
+    if (failure) document["failures"].push_back(failure->to_json());
+    write_file_safely(*o.json, document.dump(2) + "\n", "--json");
   }
-  return run_under_mpiexec(np, args, launch_settings(o.timeout, o.hosts, np));
+  return end.code;
 }
 
 }  // namespace
@@ -239,7 +259,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--depth", o->depth,
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_flag("--regather", o->regather, "3D blocks: gather X~ and W~ again in backward");
-  cmd->add_option("--json", o->json, "write every step and the verdict as JSON");
+  cmd->add_option("--json", o->json,
+                  "write every step and the verdict as JSON (a new or plain file in a folder of "
+                  "your own)");
   cmd->add_option("--timeout", o->timeout, "seconds before the launched job is ended")
       ->capture_default_str();
   add_hosts_option(*cmd, o->hosts);

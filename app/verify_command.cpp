@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include <fstream>
+#include <optional>
 
 #include "comm/mpi_comm.hpp"
 #include "commands.hpp"
@@ -10,11 +11,14 @@
 #include "device/cuda/cuda_backend.hpp"
 #include "harness.hpp"
 #include "hostfile.hpp"
+#include "job_result.hpp"
 #include "job_series.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
 #include "rank_hosts.hpp"
+#include "rank_output.hpp"
 #include "report.hpp"
+#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -35,7 +39,7 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   bool exact = false;
   bool check_finite = false;
-  std::string json;
+  std::optional<std::string> json;
   int depth = 0;
   bool regather = false;
   std::string overlap = "off";
@@ -139,6 +143,7 @@ int verify_in_world(const VerifyOptions& o) {
       make_scheme(scheme, c.front().options)->validate(world->size(), c.front().shape);
       runs.insert(runs.end(), c.begin(), c.end());
     }
+    require_rank0_output(o.json, "--json");
     if (rank == 0) fmt::print("ranks on {}\n", hosts.summary());
     nlohmann::json json_runs = nlohmann::json::array();
     bool pass = true;
@@ -149,8 +154,10 @@ int verify_in_world(const VerifyOptions& o) {
       json_runs.back()["hosts"] = hosts.to_json();
       pass = pass && result.pass;
     }
-    if (rank == 0 && !o.json.empty()) {
-      std::ofstream(o.json) << nlohmann::json{{"runs", json_runs}}.dump(2) << "\n";
+    if (rank == 0 && o.json) {
+      write_result(*o.json,
+                   {{"runs", json_runs}, {"pass", pass}, {"failures", nlohmann::json::array()}},
+                   "--json");
     }
     return pass ? 0 : kExitFailed;
   } catch (const UsageError& e) {
@@ -229,7 +236,7 @@ std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
   return args;
 }
 
-void print_summary(const nlohmann::json& runs, const std::vector<std::string>& crashed) {
+void print_summary(const nlohmann::json& runs, const std::vector<JobFailure>& failures) {
   fmt::print("\n{:=<78}\nsummary\n", "");
   fmt::print("  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
              "scheme", "np", "hosts", "grid", "dtype", "check", "tensors", "max used", "max rel_l2",
@@ -252,7 +259,7 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
         r["comm_match"].get<bool>() ? "= model" : "differs",
         r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
-  for (const auto& c : crashed) fmt::print("  {}\n", c);
+  for (const auto& f : failures) fmt::print("  {}\n", f.describe());
 }
 
 int drive(const VerifyOptions& o) {
@@ -290,23 +297,48 @@ int drive(const VerifyOptions& o) {
     fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
                fmt::join(skipped, ", "));
   }
+  if (o.json) require_writable_file(*o.json, "--json");
   require_memory(shape, jobs);
   int most_ranks = 0;
   for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);
   const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
+  std::size_t planned = 0;  // runs: every job runs the configurations of its scheme
+  for (const Job& job : jobs) planned += configurations(o, job.label).size();
+  const auto all_pass = [](const SeriesResult& s) {
+    bool pass = !s.runs.empty();
+    for (const auto& r : s.runs) pass = pass && r["pass"].get<bool>();
+    return pass;
+  };
   const SeriesResult series = run_series(
       jobs, [&](const Job& job, const std::string& json) { return child_arguments(o, job, json); },
-      launch);
+      launch, "runs",
+      [&](const SeriesResult& so_far) {
+        if (o.json) {
+          write_file_safely(
+              *o.json,
+              series_document("runs", so_far.runs, so_far, all_pass(so_far)).dump(2) + "\n",
+              "--json");
+        }
+      });
 
   print_summary(series.runs, series.failures);
-  bool pass = series.failures.empty() && !series.runs.empty();
-  for (const auto& r : series.runs) pass = pass && r["pass"].get<bool>();
-  fmt::print("\n{}: {} runs{}\n", pass ? "ALL PASS" : "FAILED", series.runs.size(),
-             pass ? ", every tensor within tolerance of the reference and every rank's "
-                    "communication equal to the cost model's"
-                  : "");
-  if (!o.json.empty()) {
-    std::ofstream(o.json) << nlohmann::json{{"runs", series.runs}}.dump(2) << "\n";
+  const bool pass = all_pass(series) && series.failures.empty();
+  if (pass) {
+    fmt::print(
+        "\nALL PASS: {} runs, every tensor within tolerance of the reference and every rank's "
+        "communication equal to the cost model's\n",
+        series.runs.size());
+  } else {
+    const std::size_t missing = planned - std::min(planned, series.runs.size());
+    std::size_t failed = missing;
+    for (const auto& r : series.runs) failed += r["pass"].get<bool>() ? 0 : 1;
+    const std::size_t ended = series.failures.size();
+    fmt::print("\nFAILED: {} of {} runs failed{}\n", failed, planned,
+               missing == 0
+                   ? ""
+                   : fmt::format(": {} of them left no result, as {} ended early (see "
+                                 "the summary)",
+                                 missing, ended == 1 ? "a job" : fmt::format("{} jobs", ended)));
   }
   if (series.usage_error) return kExitUsage;
   return pass ? 0 : kExitFailed;
@@ -350,7 +382,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "collectives, the same results within tolerance)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--json", o->json, "write the results as JSON");
+  cmd->add_option("--json", o->json,
+                  "write the results as JSON, job by job as they finish (checked before anything "
+                  "runs: a new or plain file in a folder of your own)");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
       ->capture_default_str();
   add_hosts_option(*cmd, o->hosts);

@@ -6,8 +6,9 @@
 #      GPU through the host; f64, f32 and bf16; then the worst share of each dtype's tolerance
 #      used;
 #   4. the GPU benchmark (bench gpu).
-# Writes everything under bench/results/gpu-check/<UTC date>-<GPU name>/ and stops at the first
-# step that fails, saying which (exit 1); exit 4 when no GPU is visible.
+# Writes everything under bench/results/gpu-check/<UTC date>-<GPU name>/, a new folder, and stops
+# at the first step that fails, saying which (exit 1); exit 4 when no GPU is visible, 2 when the
+# results folder cannot be made safely.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -30,7 +31,9 @@ capability=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 
 arch=${capability/./}
 stamp=$(date -u +%Y-%m-%dT%H%MZ)
 out="$root/bench/results/gpu-check/$stamp-$(tr -cs 'A-Za-z0-9' '-' <<<"$gpu_name" | sed 's/-*$//')"
-mkdir -p "$out"
+# A new folder of this user's own (refused inside a folder another user could change), so that
+# what is written into it below goes nowhere else.
+python3 "$root/bench/report/safe_output.py" new-folder "$out" || exit 2
 exec > >(tee "$out/gpu-check.log") 2>&1
 echo "gpu-check: $gpu_name (compute capability $capability), results in ${out#"$root"/}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/nvidia-smi.csv"

@@ -17,6 +17,7 @@ bars and a shaded band in the plots, a mark in every table. Runs on several host
 "N hosts" in the tables. Exit codes: 0 written, 2 bad input.
 """
 import argparse
+import io
 import json
 import math
 import os
@@ -27,6 +28,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
+
+from safe_output import UnsafeTarget, make_folder, write_file  # noqa: E402
 
 SCHEME_ORDER = ["1d", "1d-sp", "2d", "2.5d", "3d"]
 COLLECTIVE_ORDER = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"]
@@ -163,7 +166,7 @@ def efficiency_plot(runs, out, cores):
         ax.legend(title=legend_title(runs), fontsize=8, title_fontsize=8, loc="lower left")
     fig.suptitle("Scaling efficiency of the block's forward + backward step (1.0 = ideal)")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out)
     plt.close(fig)
 
 
@@ -178,7 +181,7 @@ def throughput_plot(runs, out, cores):
         ax.legend(title=legend_title(runs), fontsize=8, title_fontsize=8)
     fig.suptitle("Throughput per rank (flat = perfect scaling)")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out)
     plt.close(fig)
 
 
@@ -219,7 +222,7 @@ def comm_share_plot(runs, out):
         ax.set_title(subtitle(mode, runs), fontsize=9)
     fig.suptitle("Communication share: time inside collectives / step time (slowest rank)")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out)
     plt.close(fig)
 
 
@@ -255,7 +258,7 @@ def bytes_plot(runs, out):
         fig.suptitle("Bytes each rank's collectives move per step (measured by the counters; "
                      "no model values in the input)", fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out)
     plt.close(fig)
 
 
@@ -298,7 +301,7 @@ def busbw_plot(rows, out):
     fig.suptitle("Bus bandwidth of tplab's MpiComm\nbusbw = algbw x bus factor: 2(n-1)/n all_reduce, "
                  "(n-1)/n all_gather and reduce_scatter, 1 broadcast and reduce", fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out)
     plt.close(fig)
 
 
@@ -330,7 +333,7 @@ def overhead_plot(rows, out):
     fig.suptitle("Overhead of tplab's Comm (checks, timing, counters) over the same MPI call\n"
                  "median of the ratios of interleaved samples, in the same run", fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out)
     plt.close(fig)
 
 
@@ -398,7 +401,7 @@ def summary_figure(runs, rows, out, cores):
                 for j in range(len(columns)):
                     t[i, j].set_facecolor("0.88")
         top -= 0.45 + h
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out)
     plt.close(fig)
 
 
@@ -436,8 +439,14 @@ def markdown_table(header, rows):
 
 # ---- the report ------------------------------------------------------------------------------------
 
+def save_figure(fig, path):
+    """The figure as a PNG at `path`, written whole into a folder of the user's own."""
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=120)
+    write_file(path, png.getvalue(), f"-o {os.path.dirname(path)}")
+
+
 def write_report(runs, rows, out_dir, inputs):
-    os.makedirs(out_dir, exist_ok=True)
     cores = cores_of(runs + rows)
     md = ["# tplab scaling report", "",
           f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}. "
@@ -488,8 +497,7 @@ def write_report(runs, rows, out_dir, inputs):
     made.append("summary.png")
     md += ["## Handout", "", "`summary.png` is the one-page table above as a picture.", "",
            "![summary](summary.png)", ""]
-    with open(os.path.join(out_dir, "report.md"), "w") as f:
-        f.write("\n".join(md))
+    write_file(os.path.join(out_dir, "report.md"), "\n".join(md).encode(), f"-o {out_dir}")
     return made
 
 
@@ -502,9 +510,10 @@ def main(argv):
     parser.add_argument("-o", "--out", required=True, metavar="DIR", help="where to write")
     args = parser.parse_args(argv)
     try:
+        make_folder(args.out, f"-o {args.out}")  # before anything is read or drawn
         runs, rows = load(args.results)
         made = write_report(runs, rows, args.out, args.results)
-    except BadInput as e:
+    except (BadInput, UnsafeTarget) as e:
         print(f"tplab: error: {e}", file=sys.stderr)
         return 2
     except (KeyError, TypeError) as e:

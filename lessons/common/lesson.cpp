@@ -5,13 +5,14 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
+#include "job_result.hpp"
 #include "report.hpp"
 
 namespace tplab::lessons {
@@ -80,6 +81,7 @@ bool Lesson::report(const std::string& title) {
     verify::print_tensor_table(checks, stdout);
     std::fflush(stdout);
   }
+  reports_.push_back({title, checks});
   names_.clear();
   references_.clear();
   placements_.clear();
@@ -94,6 +96,39 @@ void require_world_size(const Lesson& lesson, bool ok, const std::string& what,
   throw UsageError(fmt::format("{}, so it runs on {} ranks; got {}", what, fmt::join(sizes, ", "),
                                lesson.size()));
 }
+
+namespace {
+
+/// A number of a check as JSON: null where it is NaN or Inf (JSON has neither).
+nlohmann::json finite_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+/// The verdict and every report of a lesson run, for `tplab lesson check` and `grade`.
+nlohmann::json findings_json(const std::string& verdict, const std::string& todo,
+                             const std::vector<CheckedReport>& reports) {
+  nlohmann::json report_list = nlohmann::json::array();
+  for (const CheckedReport& r : reports) {
+    nlohmann::json tensors = nlohmann::json::array();
+    for (const TensorCheck& c : r.checks) {
+      tensors.push_back({{"name", c.name},
+                         {"pass", c.pass},
+                         {"max_abs", finite_or_null(c.max_abs)},
+                         {"rel_l2", finite_or_null(c.rel_l2)},
+                         {"tolerance_used", finite_or_null(c.share)},
+                         {"worst_index", c.worst_index},
+                         {"worst_got", finite_or_null(c.worst_got)},
+                         {"worst_ref", finite_or_null(c.worst_ref)},
+                         {"nonfinite", c.nonfinite},
+                         {"replicas_identical", c.replicas_differ.empty()},
+                         {"replicas_differ", c.replicas_differ}});
+    }
+    report_list.push_back({{"title", r.title}, {"tensors", tensors}});
+  }
+  return {{"verdict", verdict}, {"todo", todo}, {"reports", report_list}};
+}
+
+}  // namespace
 
 int run_lesson(const std::string& name, const std::function<bool(Lesson&)>& body) {
   MpiSession session;
@@ -134,9 +169,16 @@ int run_lesson(const std::string& name, const std::function<bool(Lesson&)>& body
   // mpiexec has no failed process to report on top of the lesson's own words.
   if (const char* path = std::getenv("TPLAB_LESSON_VERDICT"); path != nullptr) {
     if (lesson.rank() == 0) {
-      std::ofstream(path) << (verdict == pass    ? "pass"
-                              : verdict == wrong ? "wrong"
-                                                 : "not_started");
+      const std::string said = verdict == pass    ? "pass"
+                               : verdict == wrong ? "wrong"
+                                                  : "not_started";
+      try {
+        app::write_result(path, findings_json(said, todo, lesson.reports()),
+                          "TPLAB_LESSON_VERDICT");
+      } catch (const UsageError& e) {
+        fmt::print(stderr, "{}: error: {}\n", name, e.what());
+        return 2;
+      }
     }
     return 0;
   }

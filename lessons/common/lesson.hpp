@@ -54,6 +54,14 @@ struct ShardNote {
   const TensorPlacement* placement = nullptr;
 };
 
+/// One report() of a lesson: its title and the verdict on every tensor it compared.
+struct CheckedReport {
+  /// The title the table was printed under.
+  std::string title;
+  /// The tensors, merged over all ranks.
+  std::vector<TensorCheck> checks;
+};
+
 /// The ranks of one lesson run, its device, and the checks it has made so far.
 class Lesson {
  public:
@@ -85,6 +93,9 @@ class Lesson {
   /// and returns whether every tensor passed (the same on every rank). Collective.
   bool report(const std::string& title);
 
+  /// Every report so far, in order (what `tplab lesson grade` scores, tensor by tensor).
+  const std::vector<CheckedReport>& reports() const { return reports_; }
+
  private:
   Comm& world_;
   Device& device_;
@@ -93,6 +104,7 @@ class Lesson {
   std::vector<const TensorPlacement*> placements_;
   std::vector<std::vector<double>> got_;
   std::vector<Tolerance> tolerances_;
+  std::vector<CheckedReport> reports_;
 };
 
 /// Refuses, identically on every rank, a world size that cannot run the lesson: `what` says
@@ -103,6 +115,8 @@ void require_world_size(const Lesson& lesson, bool ok, const std::string& what,
 /// Runs one lesson program: starts MPI, makes the world and a CPU device, runs `body` on every
 /// rank and turns its verdict, a TODO, or a refused world size into the exit code. The ranks
 /// agree on the verdict before they leave (a TODO anywhere makes the run "not started").
+/// Under `tplab lesson check` (TPLAB_LESSON_VERDICT names a file), rank 0 writes the verdict
+/// and every report there as JSON, and every rank exits 0.
 int run_lesson(const std::string& name, const std::function<bool(Lesson&)>& body);
 
 /// `values` (row-major) as a global array with these extents.

@@ -10,6 +10,8 @@ import math
 import os
 import sys
 
+from series_fields import check_series_fields
+
 BUS_FACTOR = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,
@@ -24,7 +26,10 @@ def close(a, b):
 
 
 def check_comm(path, collectives, ranks, min_bytes, max_bytes):
-    rows = json.load(open(path))["rows"]
+    document = json.load(open(path))
+    rows = document["rows"]
+    check_series_fields(document, all(r["wrong"] == 0 for r in rows))
+    assert document["pass"], document["failures"]
     sizes = []
     b = min_bytes
     while b <= max_bytes:
@@ -61,8 +66,11 @@ def check_comm(path, collectives, ranks, min_bytes, max_bytes):
 
 
 def check_scaling(path, schemes, nps, modes):
-    runs = json.load(open(path))["runs"]
+    document = json.load(open(path))
+    runs = document["runs"]
     assert runs, "no runs"
+    check_series_fields(document, True)
+    assert document["pass"], document["failures"]
     base = {}
     for r in runs:
         for key in ("scheme", "np", "mode", "shape", "step_ms", "comm_ms", "comm_share",

@@ -2,8 +2,8 @@
 """Checks the JSON of `tplab train --json`, and that two runs of one command agree bit for bit.
 
 check_train_json.py FILE STEPS [OTHER_FILE]: FILE holds STEPS steps, each loss within the
-run's tolerance of the reference's, a pass verdict and both hashes; with OTHER_FILE (a rerun of
-the same command), every loss and both hashes must be identical.
+run's tolerance of the reference's, a pass verdict, no failures and both hashes; with
+OTHER_FILE (a rerun of the same command), every loss and both hashes must be identical.
 """
 import json
 import math
@@ -15,7 +15,7 @@ def main():
     run = json.load(open(path))
     problems = []
     for key in ("scheme", "np", "grid", "dtype", "shape", "tolerance", "max_relative_difference",
-                "replicas_identical", "loss_hash", "parameter_hash", "pass", "steps"):
+                "replicas_identical", "loss_hash", "parameter_hash", "pass", "failures", "steps"):
         if key not in run:
             problems.append(f"missing '{key}'")
     if len(run.get("steps", [])) != steps:
@@ -26,6 +26,8 @@ def main():
             problems.append(f"step {s['step']}: loss {s['loss']} vs {s['reference_loss']}")
     if not run.get("pass") or not run.get("replicas_identical"):
         problems.append("the run did not pass")
+    if run.get("failures"):
+        problems.append(f"the job failed: {run['failures']}")
     if run["steps"] and run["steps"][-1]["loss"] >= run["steps"][0]["loss"]:
         problems.append("the loss did not fall")
     if len(sys.argv) > 3:

@@ -1,5 +1,6 @@
 """Checks the JSON that `tplab verify --json` writes: the fields the README documents, and
-that every verdict follows from the numbers beside it (the communication's included).
+that every verdict follows from the numbers beside it (the communication's included), up to the
+top-level "pass" and "failures".
 
 usage: check_verify_json.py FILE [SCHEME,...]   (the schemes that must appear)
 """
@@ -7,10 +8,15 @@ import json
 import math
 import sys
 
+from series_fields import check_series_fields
+
 
 def main():
-    runs = json.load(open(sys.argv[1]))["runs"]
+    document = json.load(open(sys.argv[1]))
+    runs = document["runs"]
     assert runs, "no runs"
+    check_series_fields(document, all(run["pass"] for run in runs))
+    assert document["pass"], "the verify run failed"
     for run in runs:
         for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
                     "regather", "saved_bytes", "comm_match", "comm_phases", "hosts"):

@@ -1,0 +1,120 @@
+#include "lesson_check.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "safe_output.hpp"
+#include "sha256.hpp"
+
+namespace tplab::app {
+namespace {
+
+const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
+
+/// Builds `target` in the build tree; returns nothing when it built, else the compiler's
+/// messages (without the build tool's progress lines).
+std::optional<std::string> build_target(const std::string& target) {
+  const std::string command =
+      fmt::format("cmake --build '{}' --target {} 2>&1", kBinaryDir.string(), target);
+  fmt::print("building {} ...\n", target);
+  std::fflush(stdout);
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw InternalError("could not run cmake --build");
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  if (pclose(pipe) == 0) return std::nullopt;
+  std::string messages;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("[") || line.starts_with("ninja: ") || line.starts_with("FAILED: ")) {
+      continue;
+    }
+    messages += line + "\n";
+  }
+  return messages;
+}
+
+/// Makes the build compile `sources` as they are now. A file copied in with its old time stamp
+/// (a submission unpacked into a checkout built before) would look older than the program and
+/// not be compiled again; so when the sources' digests differ from those `record` kept at the
+/// last build, their time stamps are renewed.
+void renew_if_changed(const std::vector<std::filesystem::path>& sources,
+                      const std::filesystem::path& record, const std::string& digests) {
+  if (read_own_file(record, "the record of the last build") == digests) return;
+  for (const auto& source : sources) {
+    if (utimensat(AT_FDCWD, source.c_str(), nullptr, 0) != 0) {
+      throw UsageError(
+          fmt::format("cannot renew the time stamp of {} so that it is compiled "
+                      "again ({})",
+                      source.string(), std::strerror(errno)));
+    }
+  }
+}
+
+}  // namespace
+
+std::string LessonWorldRun::verdict() const {
+  if (result.state != JobResult::State::accepted) return {};
+  return result.document.value("verdict", "");
+}
+
+LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int>& world_sizes,
+                       int timeout_seconds) {
+  const std::string target = solution ? l.target() + "_solution" : l.target();
+  LessonRun run;
+  run.source = l.dir / (solution ? "solution.cpp" : "exercise.cpp");
+  const auto checker = l.dir / "check.cpp";
+  run.source_sha256 = sha256_of_file(run.source);
+  run.check_sha256 = sha256_of_file(checker);
+  const std::string digests = run.source_sha256 + " " + run.check_sha256 + "\n";
+  const auto record = kBinaryDir / "lessons" / (target + ".sha256");
+  renew_if_changed({run.source, checker}, record, digests);
+  if (std::optional<std::string> messages = build_target(target)) {
+    run.outcome = LessonRun::Outcome::does_not_compile;
+    run.compiler_output = std::move(*messages);
+    return run;
+  }
+  write_file_safely(record, digests, "the record of the last build");
+  const auto program = kBinaryDir / "lessons" / target;
+  const JobFolder folder;
+  bool wrong = false;
+  for (int np : world_sizes.empty() ? l.world_sizes : world_sizes) {
+    fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
+               solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
+    std::fflush(stdout);
+    const std::string name = fmt::format("lesson-np{}.json", np);
+    setenv(kLessonVerdictVariable, folder.file(name).c_str(), 1);
+    LessonWorldRun at{
+        np,
+        run_program_under_mpiexec(program.string(), np, {}, LaunchSettings{timeout_seconds, {}}),
+        {}};
+    unsetenv(kLessonVerdictVariable);
+    at.result = folder.read(name);
+    const std::string verdict = at.verdict();
+    const int code = at.end.code;
+    run.runs.push_back(std::move(at));
+    if (code == kExitUsage) {
+      run.outcome = LessonRun::Outcome::refused;
+      return run;
+    }
+    if (verdict == "not_started") {  // the same TODO stops every world size
+      run.outcome = LessonRun::Outcome::not_started;
+      return run;
+    }
+    if (code != 0 || verdict != "pass") wrong = true;
+  }
+  run.outcome = wrong ? LessonRun::Outcome::wrong : LessonRun::Outcome::passed;
+  return run;
+}
+
+}  // namespace tplab::app

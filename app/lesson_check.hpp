@@ -1,0 +1,61 @@
+/// @file
+/// Checking one lesson: build its program (the learner's exercise or the library's solution),
+/// run it under mpiexec at each of its world sizes, and collect what it found, tensor by
+/// tensor. `lesson check` and `lesson grade` both take this path.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "job_folder.hpp"
+#include "lesson_catalog.hpp"
+#include "mpi_launch.hpp"
+
+namespace tplab::app {
+
+/// The environment variable that names the file a lesson program writes its findings to.
+inline constexpr const char* kLessonVerdictVariable = "TPLAB_LESSON_VERDICT";
+
+/// One run of a lesson program at one world size.
+struct LessonWorldRun {
+  /// The world size.
+  int np = 1;
+  /// How the job ended.
+  JobEnd end;
+  /// What the program wrote: {"verdict": "pass" | "wrong" | "not_started", "todo",
+  /// "reports": [{"title", "tensors": [{"name", "pass", "max_abs", ...}]}]}.
+  JobResult result;
+
+  /// "pass", "wrong" or "not_started" as the program wrote it; "" when it left no result.
+  std::string verdict() const;
+};
+
+/// What checking a lesson found.
+struct LessonRun {
+  /// The source checked: the lesson's exercise.cpp, or its solution.cpp.
+  std::filesystem::path source;
+  /// The SHA-256 of that source and of the lesson's check.cpp, as they were compiled.
+  ///@{
+  std::string source_sha256, check_sha256;
+  ///@}
+  /// How a check can end, in the order it is decided.
+  enum class Outcome { does_not_compile, refused, not_started, wrong, passed };
+  /// How this one ended.
+  Outcome outcome = Outcome::passed;
+  /// does_not_compile: the compiler's messages, less the build tool's progress lines.
+  std::string compiler_output;
+  /// Every world size run, in order (the check stops at the first that refuses its input or
+  /// meets a TODO, as every world size would).
+  std::vector<LessonWorldRun> runs;
+};
+
+/// Builds lesson `l`'s program (its solution with `solution`) from the sources as they are
+/// (renewing their time stamps when their content changed since the last build, so that a file
+/// copied in with an old time stamp is compiled all the same) and runs it at each world size
+/// of `world_sizes` (empty: the lesson's own), printing the program's tables as it goes. The
+/// findings are written to a private JobFolder and read back only when they are the job's own.
+LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int>& world_sizes,
+                       int timeout_seconds);
+
+}  // namespace tplab::app

@@ -1,0 +1,30 @@
+/// @file
+/// `tplab lesson grade`: every lesson's check run again on the exercise as it stands, wherever
+/// the grader runs it (an autograder's container, an instructor's account), and scored tensor
+/// by tensor in Gradescope's results.json form.
+///
+/// Grades come from checks, never from the progress file, which a learner can edit. Each
+/// lesson is worth one point, shared equally by the tensors its check compares; a tensor earns
+/// its share when it agrees with the reference at every world size of the lesson. An exercise
+/// that does not compile, still holds a TODO, or is refused at a world size earns nothing.
+/// Every grade carries the SHA-256 of the source it checked (exercise.cpp, or solution.cpp
+/// with --solution) and of the lesson's checker, so an instructor can tell which submission
+/// was graded, by which check.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lesson_catalog.hpp"
+
+namespace tplab::app {
+
+/// Grades `lessons` (their solutions with `solution`), prints a table of the grades, and writes
+/// them to `json` when given: {"score", "output", "tests": [{"name", "number", "score",
+/// "max_score", "output", "extra_data"}], "extra_data": {"lessons": [...]}}. Returns the exit
+/// code: 0 once every lesson is graded, whatever the grades.
+int grade_lessons(const std::vector<LessonInfo>& lessons, bool solution,
+                  const std::optional<std::string>& json, int timeout_seconds);
+
+}  // namespace tplab::app
