@@ -5,8 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -32,6 +35,47 @@ std::string on_path(const std::string& name) {
     rest.remove_prefix(colon + 1);
   }
   return {};
+}
+
+/// The signal that asked this process to stop while a job ran (0: none).
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void remember_stop_signal(int signal_number) {
+  stop_signal = signal_number;
+}
+
+/// While a job runs, SIGINT, SIGTERM and SIGHUP are remembered rather than obeyed at once: the
+/// job runs in a process group of its own (so that a deadline can end every rank together),
+/// which no signal sent to this process or its group reaches, so this process must end the job
+/// before it goes. Before: a Ctrl-C, or a `timeout` around tplab, left the ranks running.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction remember {};
+    remember.sa_handler = remember_stop_signal;
+    sigemptyset(&remember.sa_mask);
+    for (std::size_t i = 0; i < kSignals.size(); ++i) {
+      sigaction(kSignals[i], &remember, &previous_[i]);
+    }
+  }
+  ~StopSignals() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i)
+      sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> previous_{};
+};
+
+/// Ends the job of process group `child` (SIGTERM, then SIGKILL after 3 s) and reaps it.
+void end_job(pid_t child, int& status) {
+  kill(-child, SIGTERM);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  kill(-child, SIGKILL);
+  waitpid(child, &status, 0);
 }
 
 }  // namespace
@@ -66,6 +110,7 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
   std::vector<std::string> argv = {mpiexec, "-n", std::to_string(ranks), program};
   argv.insert(argv.end(), args.begin(), args.end());
 
+  const StopSignals remembered;  // from before the job exists (execv resets them in the child)
   const pid_t child = fork();
   if (child < 0) throw InternalError("fork failed");
   if (child == 0) {
@@ -92,13 +137,17 @@ int run_program_under_mpiexec(const std::string& program, int ranks,
   while (true) {
     const pid_t done = waitpid(child, &status, WNOHANG);
     if (done == child) break;
+    if (stop_signal != 0) {
+      const int signal_number = stop_signal;
+      fmt::print(stderr, "tplab: {}; ending mpiexec -n {}\n", strsignal(signal_number), ranks);
+      end_job(child, status);
+      std::signal(signal_number, SIG_DFL);
+      std::raise(signal_number);  // leave as the signal asked, now that the job is gone
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       fmt::print(stderr, "tplab: mpiexec -n {} ran past {} s; ending the job\n", ranks,
                  timeout_seconds);
-      kill(-child, SIGTERM);
-      std::this_thread::sleep_for(std::chrono::seconds(3));
-      kill(-child, SIGKILL);
-      waitpid(child, &status, 0);
+      end_job(child, status);
       return kTimedOut;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -15,8 +15,9 @@ bool launched_by_mpi();
 std::string find_mpiexec();
 
 /// Runs `mpiexec -n ranks <this program> args...` and returns its exit code. Kills the whole
-/// job and returns kTimedOut when it runs past `timeout_seconds`. As root, sets the variables
-/// Open MPI needs to run as root and with more ranks than cores.
+/// job and returns kTimedOut when it runs past `timeout_seconds`. A SIGINT, SIGTERM or SIGHUP
+/// to this process ends the whole job first, then this process, by that signal. As root, sets
+/// the variables Open MPI needs to run as root and with more ranks than cores.
 int run_under_mpiexec(int ranks, const std::vector<std::string>& args, int timeout_seconds);
 
 /// The same for another program (a lesson's checker, for example).
