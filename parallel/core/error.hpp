@@ -25,6 +25,7 @@ class NoDeviceError : public std::runtime_error {
     absent,    ///< no GPU, no NVIDIA driver, or no CUDA in this build: GPU tests skip
     unusable,  ///< a driver too old, or CUDA failing to start: GPU tests fail, saying why
   };
+  /// `message` says what is missing and what would work; `reason` whether a GPU is there.
   explicit NoDeviceError(const std::string& message, Reason reason = Reason::absent)
       : std::runtime_error(message), reason_(reason) {}
   /// Why no GPU can be used.

@@ -19,8 +19,8 @@ struct DeviceQuery {
     insufficient_driver,  ///< cudaErrorInsufficientDriver: no driver, or one too old
     other,                ///< any other error, named in `error`
   };
-  Status status = Status::success;
-  int count = 0;            ///< GPUs seen, when status is success
+  Status status = Status::success;  ///< what cudaGetDeviceCount returned
+  int count = 0;                    ///< GPUs seen, when status is success
   int driver_version = 0;   ///< cudaDriverGetVersion: 1000 major + 10 minor; 0 without a driver
   int runtime_version = 0;  ///< cudaRuntimeGetVersion of this build's runtime
   std::string error;        ///< CUDA's name and description of the error, for `other`
