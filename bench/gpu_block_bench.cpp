@@ -152,11 +152,13 @@ GpuBenchResult run_gpu_bench(Comm& world, Device& device, const GpuBenchConfig& 
     Tensor scores = random_tensor(device, {bn, s.s, s.s}, dt, 13);
     Tensor probs = device.empty({bn, s.s, s.s}, dt);
     const double scale = 1.0 / std::sqrt(static_cast<double>(h / s.heads));
-    // reads the visible (causal) half, writes every probability
+    // Both kernels read only the visible (causal) part of each row, and write the whole row.
+    // Forward: the scores' visible part (a second pass over the row finds it in cache).
     kernel("causal_softmax_forward", {bn, s.s, s.s}, visible + sq,
            [&] { device.causal_softmax_forward(scores, scale, probs); });
     Tensor dscores = device.empty({bn, s.s, s.s}, dt);
-    kernel("causal_softmax_backward", {bn, s.s, s.s}, 3 * sq,
+    // Backward: the visible parts of probs and dprobs (before: credited with all of both).
+    kernel("causal_softmax_backward", {bn, s.s, s.s}, 2 * visible + sq,
            [&] { device.causal_softmax_backward(probs, scores, scale, dscores); });
   }
   return r;

@@ -1,7 +1,7 @@
 # tplab_add_mpi_test(NAME target RANKS 1 2 4 [TIMEOUT s] [DEVICE cpu|cuda] [LABELS ...] [ARGS ...])
 #
 # DEVICE (default cpu) is the test's first label. A cuda test is marked skipped, not passed,
-# when its output says no CUDA device is visible.
+# when its output says the machine has no GPU (TPLAB_NO_GPU_PATTERN).
 # Registers one CTest test per world size, each running the whole GoogleTest binary under
 # mpiexec. Tests are not discovered with gtest_discover_tests: that would run them without
 # mpiexec. The binary's main() makes a failure on any rank fail every rank, and the CTest
@@ -24,7 +24,7 @@ function(tplab_add_mpi_test name target)
       PROCESSORS ${ranks}
       ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1")
     if(ARG_DEVICE STREQUAL "cuda")
-      set_tests_properties(${name}.np${ranks} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA device")
+      set_tests_properties(${name}.np${ranks} PROPERTIES SKIP_REGULAR_EXPRESSION "${TPLAB_NO_GPU_PATTERN}")
     endif()
   endforeach()
 endfunction()

@@ -33,7 +33,7 @@ void Comm::counted(Collective c, const Tensor& logical, Tensor& result, F&& tran
   const auto start = Clock::now();
   transport();
   const double seconds = transport_seconds(seconds_between(start, Clock::now()));
-  after_collective(index, c, group_, result);
+  if (nan_due(index, c, group_)) write_nan(result);
   if (size() == 1) return;  // nothing crossed a link
   counters_->record(c, group_, size(), logical.numel(), static_cast<std::int64_t>(logical.bytes()),
                     seconds, seconds);
@@ -60,8 +60,10 @@ CommRequest Comm::started(Collective c, const Tensor& logical, const Tensor& res
     const auto waiting = Clock::now();
     if (pending) pending->wait();
     const auto end = Clock::now();
-    Tensor written = result;
-    after_collective(index, c, group_, written);
+    if (nan_due(index, c, group_)) {
+      Tensor written = result;
+      write_nan(written);
+    }
     if (size() == 1) return;
     const double span = pending ? seconds_between(begin, end) : starting;
     counters_->record(c, group_, size(), elements, bytes, span,
@@ -140,6 +142,14 @@ CommRequest Comm::start_reduce_scatter(const Tensor& full, Tensor& shard) {
 CommRequest Comm::start_broadcast(Tensor& x, int root) {
   check_root(root, "broadcast");
   return started(Collective::broadcast, x, x, [&] { return do_start_broadcast(x, root); });
+}
+
+void Comm::write_nan(Tensor& result) {
+  if (result.device() == DeviceKind::cpu) return write_nan_on_host(result);
+  throw UsageError(fmt::format(
+      "TPLAB_INJECT_FAULT kind=nan: the {} communicator of group '{}' cannot write into device "
+      "memory; inject the NaN with --comm nccl or --comm mpi (staged), which can",
+      transport(), group_));
 }
 
 std::unique_ptr<PendingTransport> Comm::do_start_all_reduce(Tensor& x, ReduceOp op) {

@@ -102,6 +102,11 @@ class Comm {
   /// around it. A transport that runs on a device's stream (NcclComm) returns the time between
   /// device events recorded around it instead.
   virtual double transport_seconds(double host_seconds) { return host_seconds; }
+  /// Writes a quiet NaN over the first element of a collective's result (TPLAB_INJECT_FAULT
+  /// kind=nan, fault_injection.hpp), after the collective. Host memory is written here; a
+  /// communicator of device memory writes through its device, and any other refuses a device
+  /// tensor with UsageError rather than leave it unchanged in silence.
+  virtual void write_nan(Tensor& result);
 
  private:
   template <typename F>

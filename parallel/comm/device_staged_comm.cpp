@@ -1,5 +1,8 @@
 #include "comm/device_staged_comm.hpp"
 
+#include <algorithm>
+
+#include "comm/fault_injection.hpp"
 #include "comm/mpi_call.hpp"
 #include "core/bf16.hpp"
 #include "core/error.hpp"
@@ -122,6 +125,16 @@ void DeviceStagedComm::do_reduce(const Tensor& in, Tensor& out, int root) {
                        send.count, send.type, MPI_SUM, root, mpi_.handle()),
             "MPI_Reduce");
   if (is_root) unstage(receive, out);
+}
+
+void DeviceStagedComm::write_nan(Tensor& result) {
+  if (result.device() == DeviceKind::cpu) return Comm::write_nan(result);
+  if (result.numel() == 0) return;
+  std::vector<std::byte> host(result.bytes());
+  staging_->to_host(result, host);
+  const std::vector<std::byte> nan = quiet_nan_bytes(result.dtype());
+  std::copy(nan.begin(), nan.end(), host.begin());
+  staging_->to_device(host, result);
 }
 
 }  // namespace tplab

@@ -38,6 +38,9 @@ class DeviceStagedComm final : public Comm {
   void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
   void do_broadcast(Tensor& x, int root) override;
   void do_reduce(const Tensor& in, Tensor& out, int root) override;
+  /// A device tensor's NaN goes through the staging copy: the tensor to the host, its first
+  /// element overwritten, and back.
+  void write_nan(Tensor& result) override;
 
  private:
   /// A tensor's elements in host memory as MPI moves them: the tensor's own memory for host

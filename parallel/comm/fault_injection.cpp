@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/bf16.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
@@ -119,16 +120,40 @@ long before_collective(Collective collective, const std::string& group) {
   return index;
 }
 
-void after_collective(long index, Collective collective, const std::string& group, Tensor& result) {
-  if (plan && index == plan->collective && plan->kind == Kind::nan &&
-      result.device() == DeviceKind::cpu && result.numel() > 0) {
-    fmt::print(stderr, "tplab: rank {} puts a NaN into the result of {} (TPLAB_INJECT_FAULT)\n",
-               plan->rank, where(index, collective, group));
-    if (result.dtype() == DType::f64)
-      result.data_as<double>()[0] = std::numeric_limits<double>::quiet_NaN();
-    if (result.dtype() == DType::f32)
-      result.data_as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+bool nan_due(long index, Collective collective, const std::string& group) {
+  if (!plan || index != plan->collective || plan->kind != Kind::nan) return false;
+  fmt::print(stderr, "tplab: rank {} puts a NaN into the result of {} (TPLAB_INJECT_FAULT)\n",
+             plan->rank, where(index, collective, group));
+  return true;
+}
+
+std::vector<std::byte> quiet_nan_bytes(DType dtype) {
+  std::vector<std::byte> bytes(dtype_size(dtype));
+  switch (dtype) {
+    case DType::f64: {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      std::memcpy(bytes.data(), &nan, bytes.size());
+      break;
+    }
+    case DType::f32: {
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      std::memcpy(bytes.data(), &nan, bytes.size());
+      break;
+    }
+    case DType::bf16: {
+      const Bf16Bits nan = bf16_from_float(std::numeric_limits<float>::quiet_NaN());
+      std::memcpy(bytes.data(), &nan, bytes.size());
+      break;
+    }
   }
+  return bytes;
+}
+
+void write_nan_on_host(Tensor& t) {
+  check(t.device() == DeviceKind::cpu, "write_nan_on_host: a tensor in device memory");
+  if (t.numel() == 0) return;
+  const std::vector<std::byte> nan = quiet_nan_bytes(t.dtype());
+  std::memcpy(t.data(), nan.data(), nan.size());
 }
 
 }  // namespace tplab

@@ -8,10 +8,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "comm/fault_injection.hpp"
 #include "comm/mpi_comm.hpp"
 #include "comm/nccl_comm.hpp"
 #include "core/error.hpp"
 #include "device/cuda/cuda_status.cuh"
+#include "device/cuda/launch_sync.hpp"
 
 namespace tplab {
 
@@ -23,6 +25,7 @@ struct NcclComm::Handles {
   SharedStream comm_stream;
   ncclComm_t comm = nullptr;
   cudaStream_t compute = nullptr;  // the CudaDevice's stream, owned by the CudaDevice
+  bool sync_after_launch = false;  // TPLAB_CUDA_SYNC=1: wait for every started collective
   // ready: recorded on the compute stream before each collective; start and stop: around a
   // blocking collective on the communication stream.
   cudaEvent_t ready = nullptr, start = nullptr, stop = nullptr;
@@ -78,10 +81,12 @@ SharedStream make_comm_stream() {
   });
 }
 
-std::unique_ptr<NcclComm::Handles> make_handles(cudaStream_t compute, SharedStream comm_stream) {
+std::unique_ptr<NcclComm::Handles> make_handles(cudaStream_t compute, SharedStream comm_stream,
+                                                bool sync_after_launch) {
   auto h = std::make_unique<NcclComm::Handles>();
   h->compute = compute;
   h->comm_stream = std::move(comm_stream);
+  h->sync_after_launch = sync_after_launch;
   cuda::check_cuda(cudaEventCreateWithFlags(&h->ready, cudaEventDisableTiming),
                    "cudaEventCreateWithFlags");
   cuda::check_cuda(cudaEventCreate(&h->start), "cudaEventCreate");
@@ -131,7 +136,8 @@ std::unique_ptr<NcclComm> NcclComm::world(CudaDevice& device,
   if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
   cuda::check_cuda(cudaSetDevice(device.ordinal()), "cudaSetDevice");
-  auto handles = make_handles(static_cast<cudaStream_t>(device.stream()), make_comm_stream());
+  auto handles = make_handles(static_cast<cudaStream_t>(device.stream()), make_comm_stream(),
+                              cuda::sync_after_launch_requested());
   check_nccl(ncclCommInitRank(&handles->comm, size, id, rank), "ncclCommInitRank");
   // Host tensors over MPI, counted by this Comm alone.
   std::unique_ptr<Comm> host = MpiComm::world(std::make_shared<CommCounters>());
@@ -160,7 +166,8 @@ void NcclComm::barrier() {
 
 std::unique_ptr<Comm> NcclComm::split(int color, int key, const std::string& group) {
   check(color >= 0, "NcclComm::split: colors are non-negative");
-  auto handles = make_handles(handles_->compute, handles_->comm_stream);
+  auto handles =
+      make_handles(handles_->compute, handles_->comm_stream, handles_->sync_after_launch);
   check_nccl(ncclCommSplit(handles_->comm, color, key, &handles->comm, nullptr), "ncclCommSplit");
   std::unique_ptr<Comm> host = host_->split(color, key, group);
   return std::unique_ptr<Comm>(
@@ -242,6 +249,7 @@ std::unique_ptr<PendingTransport> start_on_comm_stream(NcclComm::Handles& h, con
   follow_compute(h);
   check_nccl(call(stream), name);
   cuda::check_cuda(cudaEventRecord(pending->done(), stream), "cudaEventRecord");
+  cuda::check_launch(name, stream, h.sync_after_launch);
   return pending;
 }
 
@@ -343,6 +351,17 @@ std::unique_ptr<PendingTransport> NcclComm::do_start_broadcast(Tensor& x, int ro
     return ncclBroadcast(x.data(), x.data(), static_cast<std::size_t>(x.numel()), nccl_type(x),
                          root, handles_->comm, stream);
   });
+}
+
+void NcclComm::write_nan(Tensor& result) {
+  if (result.device() == DeviceKind::cpu) return Comm::write_nan(result);
+  if (result.numel() == 0) return;
+  const std::vector<std::byte> nan = quiet_nan_bytes(result.dtype());
+  // From pageable memory: the copy returns once `nan` is staged; the wait keeps it simple.
+  cuda::check_cuda(cudaMemcpyAsync(result.data(), nan.data(), nan.size(), cudaMemcpyHostToDevice,
+                                   handles_->compute),
+                   "cudaMemcpyAsync (TPLAB_INJECT_FAULT's NaN)");
+  cuda::check_cuda(cudaStreamSynchronize(handles_->compute), "cudaStreamSynchronize");
 }
 
 }  // namespace tplab

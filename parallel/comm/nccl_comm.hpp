@@ -12,10 +12,18 @@ namespace tplab {
 
 /// Collectives with NCCL on device tensors (f64, f32, bf16). Bootstrapped over MPI (rank 0
 /// makes the unique id and broadcasts it); groups come from ncclCommSplit. Every collective
-/// runs on a communication stream of the GPU's own (non-blocking, shared by the world and every
-/// group split from it, so the NCCL kernels of one GPU run in the order they were issued),
-/// after the work already queued on the CudaDevice's stream: an event recorded there is waited
-/// for on the communication stream first.
+/// runs on a communication stream of the GPU's own, after the work already queued on the
+/// CudaDevice's stream: an event recorded there is waited for on the communication stream first.
+///
+/// One communication stream per GPU, shared by the world and every group split from it, not one
+/// per group: NCCL's kernels wait on the GPU for their peers, and CUDA does not promise that
+/// kernels on different streams run at the same time, so two groups' collectives on two streams
+/// can each hold the GPU while waiting for the other on another rank, and hang (NCCL User
+/// Guide, "Using multiple NCCL communicators concurrently"). On one stream a GPU runs its
+/// collectives in the order its rank issued them, and every rank of a scheme issues its groups'
+/// collectives in the same program order, so none waits for a collective queued behind it.
+/// The price: collectives of different groups (a 2D row broadcast and a column broadcast) do
+/// not overlap each other; each still overlaps the computation on the CudaDevice's stream.
 ///
 /// A blocking collective is enqueued between two CUDA events; the host waits for the second,
 /// and the counters record the time between them (the transfer alone, not the kernels queued
@@ -58,6 +66,9 @@ class NcclComm final : public Comm {
                                                             Tensor& shard) override;
   std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root) override;
   double transport_seconds(double host_seconds) override;
+  /// A device tensor's NaN is copied into its first element on the CudaDevice's stream, after
+  /// the collective (a started one included: its wait() ordered that stream after it).
+  void write_nan(Tensor& result) override;
 
  private:
   NcclComm(std::unique_ptr<Handles> handles, std::unique_ptr<Comm> host, std::string group,

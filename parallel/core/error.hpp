@@ -15,11 +15,24 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The machine lacks what was asked for: no CUDA device is visible, or this build has no CUDA
-/// support. Not the user's input and not a bug, so it has an exit code of its own.
+/// The machine lacks what was asked for: no CUDA device is visible, the NVIDIA driver is too old
+/// for this build's CUDA runtime, CUDA failed to start, or this build has no CUDA support. Not
+/// the user's input and not a bug, so it has an exit code of its own.
 class NoDeviceError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  /// Whether there is a GPU to use at all.
+  enum class Reason {
+    absent,    ///< no GPU, no NVIDIA driver, or no CUDA in this build: GPU tests skip
+    unusable,  ///< a driver too old, or CUDA failing to start: GPU tests fail, saying why
+  };
+  /// `message` says what is missing and what would work; `reason` whether a GPU is there.
+  explicit NoDeviceError(const std::string& message, Reason reason = Reason::absent)
+      : std::runtime_error(message), reason_(reason) {}
+  /// Why no GPU can be used.
+  Reason reason() const { return reason_; }
+
+ private:
+  Reason reason_;
 };
 
 /// A broken invariant inside tplab: a bug, never the user's fault.

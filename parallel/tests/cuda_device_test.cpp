@@ -1,7 +1,7 @@
 // CudaDevice against CpuDevice, operation by operation, on random inputs with ragged extents:
 // f64 and f32 against the CPU in the same dtype, bf16 against the CPU's f32 on the same
 // (bf16-rounded) inputs, where the GPU may differ by one rounding of its result to bf16.
-// Skips, saying why, where no GPU is visible.
+// Skips, saying why, on a machine without a GPU; fails where a GPU's driver is too old.
 #include "device/cuda/cuda_device.hpp"
 
 #include <gtest/gtest.h>
@@ -28,7 +28,9 @@ class CudaDeviceTest : public testing::TestWithParam<DType> {
     try {
       CudaDevice::visible_devices();
     } catch (const NoDeviceError& e) {
-      GTEST_SKIP() << e.what();
+      // No GPU here: skip. A GPU the driver or CUDA cannot use is a failure, and says why.
+      if (e.reason() == NoDeviceError::Reason::absent) GTEST_SKIP() << e.what();
+      FAIL() << e.what();
     }
     gpu = std::make_unique<CudaDevice>(0);
   }

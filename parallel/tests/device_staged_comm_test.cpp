@@ -1,13 +1,18 @@
 // DeviceStagedComm at 1..4 ranks, on the CPU: tensors that say they live on the GPU (in host
 // memory here) go through the staging copy, as on a GPU, and every collective gives the same
 // result and the same counters as MpiComm. Integer values keep every sum exact, bf16 included.
+// A NaN injected with TPLAB_INJECT_FAULT reaches device tensors (through the staging copy) and
+// host bf16 ones.
 #include "comm/device_staged_comm.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
+#include "comm/fault_injection.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/bf16.hpp"
 #include "device/cpu_device.hpp"
@@ -35,14 +40,37 @@ class CountingStagingCopy final : public StagingCopy {
   HostStagingCopy copy;
 };
 
-/// A tensor labelled as a GPU's, in host memory.
-Tensor device_tensor(const Extents& e, DType dtype) {
+/// A tensor in host memory, labelled as `device`'s.
+Tensor tensor_on(DeviceKind device, const Extents& e, DType dtype) {
   const std::size_t bytes =
       std::max<std::size_t>(1, static_cast<std::size_t>(element_count(e)) * dtype_size(dtype));
   return Tensor(
-      e, dtype, DeviceKind::cuda,
+      e, dtype, device,
       std::shared_ptr<std::byte>(new std::byte[bytes](), std::default_delete<std::byte[]>()));
 }
+
+/// A tensor labelled as a GPU's, in host memory.
+Tensor device_tensor(const Extents& e, DType dtype) {
+  return tensor_on(DeviceKind::cuda, e, dtype);
+}
+
+/// TPLAB_INJECT_FAULT set and armed for one test; unset and disarmed after it.
+class InjectedFault {
+ public:
+  InjectedFault(const char* plan, int world_rank) : world_rank_(world_rank) {
+    setenv("TPLAB_INJECT_FAULT", plan, 1);
+    arm_fault_injection(world_rank_);
+  }
+  ~InjectedFault() {
+    unsetenv("TPLAB_INJECT_FAULT");
+    arm_fault_injection(world_rank_);
+  }
+  InjectedFault(const InjectedFault&) = delete;
+  InjectedFault& operator=(const InjectedFault&) = delete;
+
+ private:
+  int world_rank_;
+};
 
 void write(Tensor& t, const std::function<double(std::int64_t)>& value) {
   for (std::int64_t i = 0; i < t.numel(); ++i) {
@@ -192,6 +220,42 @@ TEST_P(DeviceStagedCommTest, SubgroupsStageToo) {
   const int members = (p + 1 - r % 2) / 2;
   for (double v : read(x)) EXPECT_EQ(v, members);
   EXPECT_EQ(staging->to_host_calls, 1);
+}
+
+TEST_P(DeviceStagedCommTest, AnInjectedNanReachesDeviceMemory) {
+  const int p = world->size(), r = world->rank();
+  const InjectedFault fault("rank=0,collective=1,kind=nan", r);
+  Tensor before = filled({4}, [](std::int64_t) { return 1.0; });
+  Tensor hit = filled({4}, [](std::int64_t) { return 1.0; });
+  world->all_reduce(before);  // collective #0: left alone
+  world->all_reduce(hit);     // collective #1: rank 0's result gets a NaN in its first element
+  EXPECT_EQ(read(before), std::vector<double>(4, p));
+  const auto v = read(hit);
+  EXPECT_EQ(std::isnan(v[0]), r == 0) << v[0];
+  for (std::size_t i = 1; i < v.size(); ++i) EXPECT_EQ(v[i], p);
+}
+
+TEST_P(DeviceStagedCommTest, AnInjectedNanReachesAStartedCollectivesResult) {
+  const int p = world->size(), r = world->rank();
+  const InjectedFault fault("rank=0,collective=0,kind=nan", r);
+  Tensor shard = filled({2}, [&](std::int64_t) { return static_cast<double>(r); });
+  Tensor full = device_tensor({2 * p}, GetParam());
+  world->start_all_gather(shard, full).wait();
+  const auto v = read(full);
+  EXPECT_EQ(std::isnan(v[0]), r == 0) << v[0];
+  for (std::size_t i = 1; i < v.size(); ++i) EXPECT_EQ(v[i], static_cast<double>(i / 2));
+}
+
+TEST(DeviceStagedComm, AnInjectedNanReachesHostBf16) {
+  auto world = DeviceStagedComm::world(std::make_shared<CommCounters>(),
+                                       std::make_shared<CountingStagingCopy>());
+  const InjectedFault fault("rank=0,collective=0,kind=nan", world->rank());
+  Tensor x = tensor_on(DeviceKind::cpu, {3}, DType::bf16);
+  write(x, [](std::int64_t) { return 2.0; });
+  world->all_reduce(x);
+  const auto v = read(x);
+  EXPECT_EQ(std::isnan(v[0]), world->rank() == 0) << v[0];
+  EXPECT_EQ(v[2], 2.0 * world->size());
 }
 
 TEST(DeviceStagedComm, HostTensorsSkipTheStaging) {

@@ -1,6 +1,7 @@
-// The arithmetic inside CudaDevice's kernels, run on the CPU: the head layout against
-// CpuDevice's split_heads, and the online softmax as a warp of 32 lanes computes it, against a
-// direct softmax in f64, with rows shorter than a warp (lanes that see nothing) and NaN.
+// The arithmetic inside CudaDevice's kernels, run on the CPU: where heads_kernel puts the heads
+// of each token-major row, against CpuDevice's split_heads, and the online softmax as a warp of
+// 32 lanes computes it, against a direct softmax in f64, with rows shorter than a warp (lanes
+// that see nothing) and NaN.
 #include "device/cuda/kernel_math.hpp"
 
 #include <gtest/gtest.h>
@@ -22,13 +23,20 @@ TEST(KernelMath, HeadLayoutMatchesCpuSplitHeads) {
   for (std::int64_t i = 0; i < x.numel(); ++i) x.data_as<double>()[i] = static_cast<double>(i);
   Tensor heads = cpu.empty({b * n, s, d}, DType::f64);
   cpu.split_heads(x, b, n, heads);
-  std::vector<int> hits(static_cast<std::size_t>(x.numel()), 0);
-  for (std::int64_t o = 0; o < heads.numel(); ++o) {
-    const std::int64_t from = token_major_index(o, n, s, d);
-    ASSERT_GE(from, 0);
-    ASSERT_LT(from, x.numel());
-    EXPECT_EQ(static_cast<double>(from), heads.data_as<double>()[o]) << "element " << o;
-    ++hits[static_cast<std::size_t>(from)];
+  // heads_kernel's walk: token-major row r, head hi, column c of the head
+  std::vector<int> hits(static_cast<std::size_t>(heads.numel()), 0);
+  for (std::int64_t r = 0; r < b * s; ++r) {
+    const TokenRowHeads place(r, n, s, d);
+    for (std::int64_t hi = 0; hi < n; ++hi) {
+      for (std::int64_t c = 0; c < d; ++c) {
+        const std::int64_t token = (r * n + hi) * d + c, head = place.head_start(hi) + c;
+        ASSERT_GE(head, 0);
+        ASSERT_LT(head, heads.numel());
+        EXPECT_EQ(heads.data_as<double>()[head], static_cast<double>(token))
+            << "row " << r << " head " << hi << " column " << c;
+        ++hits[static_cast<std::size_t>(head)];
+      }
+    }
   }
   EXPECT_TRUE(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }));
 }

@@ -1,7 +1,8 @@
 // Every scheme that fits the world size of the mpiexec, on the GPU, against the reference: one
 // rank with NCCL, several ranks (sharing a GPU) with MPI staged through the host. f64, f32
 // and bf16; the exact linear pair in f32. Prints the largest share of each dtype's tolerance
-// used, for calibration. Skips, saying why, where no GPU is visible.
+// used, for calibration. Skips, saying why, on a machine without a GPU; fails where a GPU's
+// driver is too old.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -19,7 +20,9 @@ class VerifyCuda : public testing::Test {
     try {
       cuda::visible_devices();  // every rank decides alike, before any collective
     } catch (const NoDeviceError& e) {
-      GTEST_SKIP() << e.what();
+      // No GPU here: skip. A GPU the driver or CUDA cannot use is a failure, and says why.
+      if (e.reason() == NoDeviceError::Reason::absent) GTEST_SKIP() << e.what();
+      FAIL() << e.what();
     }
     device = cuda::make_device_for_rank();
     int size = 1;

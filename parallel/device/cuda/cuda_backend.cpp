@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/cuda_staging_copy.hpp"
+#include "device/cuda/gpu_sharing.hpp"
 
 namespace tplab::cuda {
 namespace {
@@ -40,7 +41,9 @@ int visible_devices() {
 
 std::unique_ptr<Device> make_device_for_rank() {
   const int gpus = CudaDevice::visible_devices();
-  return std::make_unique<CudaDevice>(node_rank_and_size().first % gpus);
+  const auto [node_rank, node_ranks] = node_rank_and_size();
+  const int ordinal = gpu_of_node_rank(node_rank, gpus);
+  return std::make_unique<CudaDevice>(ordinal, ranks_on_gpu(node_ranks, gpus, ordinal));
 }
 
 std::unique_ptr<Comm> make_world(Device& device, const std::string& comm,

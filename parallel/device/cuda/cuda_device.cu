@@ -15,7 +15,10 @@
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/cuda_kernels.cuh"
 #include "device/cuda/cuda_status.cuh"
+#include "device/cuda/device_query.hpp"
+#include "device/cuda/gpu_sharing.hpp"
 #include "device/cuda/launch_plan.hpp"
+#include "device/cuda/launch_sync.hpp"
 
 namespace tplab {
 
@@ -24,6 +27,12 @@ struct CudaDevice::State {
   cudaDeviceProp properties{};
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
+  bool sync_after_launch = false;  // TPLAB_CUDA_SYNC=1
+
+  /// Checks the kernel or cuBLAS call just issued; with TPLAB_CUDA_SYNC=1 waits for it too.
+  void after_launch(const std::string& work) const {
+    cuda::check_launch(work, stream, sync_after_launch);
+  }
 
   ~State() {
     // Errors here cannot be reported (a destructor); the process is ending or the device is.
@@ -36,7 +45,6 @@ struct CudaDevice::State {
 namespace {
 
 using cuda::check_cuda;
-using cuda::check_launch;
 
 /// Calls f.template operator()<T>() with the storage type of `dtype`.
 template <typename F>
@@ -117,36 +125,55 @@ class DeviceIndices {
 // ---- set-up -------------------------------------------------------------------------------------
 
 int CudaDevice::visible_devices() {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0) {
-    cudaGetLastError();  // clear the sticky error of a failed query
-    throw NoDeviceError(
-        std::string("no CUDA device found (") +
-        (status == cudaSuccess ? "the CUDA runtime sees 0 GPUs" : cudaGetErrorString(status)) +
-        "); the cuda backend needs an NVIDIA GPU and its driver");
+  cuda::DeviceQuery q;
+  const cudaError_t status = cudaGetDeviceCount(&q.count);
+  cudaGetLastError();  // clear the sticky error of a failed query
+  switch (status) {
+    case cudaSuccess:
+      q.status = cuda::DeviceQuery::Status::success;
+      break;
+    case cudaErrorNoDevice:
+      q.status = cuda::DeviceQuery::Status::no_device;
+      break;
+    case cudaErrorInsufficientDriver:
+      q.status = cuda::DeviceQuery::Status::insufficient_driver;
+      break;
+    default:
+      q.status = cuda::DeviceQuery::Status::other;
+      q.error = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
   }
-  return count;
+  if (cuda::found_gpu(q)) return q.count;
+  cudaDriverGetVersion(&q.driver_version);  // 0 when no driver is installed
+  cudaRuntimeGetVersion(&q.runtime_version);
+  throw cuda::unusable_device_error(q);
 }
 
-CudaDevice::CudaDevice(int ordinal) : state_(std::make_shared<State>()) {
+CudaDevice::CudaDevice(int ordinal, int ranks_sharing) : state_(std::make_shared<State>()) {
   const int count = visible_devices();
   if (ordinal < 0 || ordinal >= count) {
     throw NoDeviceError("no CUDA device " + std::to_string(ordinal) + " (this process sees " +
                         std::to_string(count) + ")");
   }
   state_->ordinal = ordinal;
+  state_->sync_after_launch = cuda::sync_after_launch_requested();
   check_cuda(cudaSetDevice(ordinal), "cudaSetDevice");
   check_cuda(cudaGetDeviceProperties(&state_->properties, ordinal), "cudaGetDeviceProperties");
   check_cuda(cudaStreamCreateWithFlags(&state_->stream, cudaStreamNonBlocking),
              "cudaStreamCreateWithFlags");
   check_blas(cublasCreate(&state_->blas), "cublasCreate");
   check_blas(cublasSetStream(state_->blas, state_->stream), "cublasSetStream");
-  // Keep freed memory in the stream-ordered pool: a step allocates and frees the same sizes
-  // again and again, and returning memory to the driver would make every allocation slow.
+  // No reduced-precision reductions: with a bf16 output, cuBLAS may otherwise add the partial
+  // sums of a split-k GEMM in bf16, and the bf16 tolerances assume every sum is in f32.
+  check_blas(cublasSetMathMode(state_->blas, static_cast<cublasMath_t>(
+                                                 CUBLAS_DEFAULT_MATH |
+                                                 CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
+             "cublasSetMathMode");
+  // Freed memory stays in the stream-ordered pool up to the threshold of gpu_sharing.hpp: all
+  // of it for a rank alone on its GPU, an equal share for ranks that share one.
   cudaMemPool_t pool = nullptr;
   check_cuda(cudaDeviceGetDefaultMemPool(&pool, ordinal), "cudaDeviceGetDefaultMemPool");
-  std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t keep =
+      cuda::pool_release_threshold(state_->properties.totalGlobalMem, ranks_sharing);
   check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
              "cudaMemPoolSetAttribute");
 }
@@ -221,7 +248,7 @@ void CudaDevice::fill(Tensor& x, double value) {
     cuda::fill_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(x), x.numel(), static_cast<cuda::Acc<T>>(value));
   });
-  check_launch("fill_kernel");
+  state_->after_launch("fill_kernel");
 }
 
 void CudaDevice::copy(const Tensor& src, Tensor& dst) {
@@ -294,8 +321,8 @@ namespace {
 
 /// One cuBLAS call for a plan: GemmEx for one matrix, GemmStridedBatchedEx for several.
 /// Compute in f64 for f64 and in f32 (no TF32) for f32 and bf16.
-void run_gemm(cublasHandle_t blas, const cuda::GemmPlan& p, const Tensor& a, const Tensor& b,
-              Tensor& c, double alpha, double beta, bool batched) {
+void run_gemm(const CudaDevice::State& state, const cuda::GemmPlan& p, const Tensor& a,
+              const Tensor& b, Tensor& c, double alpha, double beta, bool batched) {
   if (p.rows == 0 || p.cols == 0 || p.batch == 0) return;
   const cudaDataType_t type = blas_type(c.dtype());
   const bool f64 = c.dtype() == DType::f64;
@@ -307,16 +334,18 @@ void run_gemm(cublasHandle_t blas, const cuda::GemmPlan& p, const Tensor& a, con
   const cublasOperation_t op_second = p.transpose_second ? CUBLAS_OP_T : CUBLAS_OP_N;
   // cuBLAS's first operand is our B and its second our A (launch_plan.hpp says why).
   if (!batched) {
-    check_blas(cublasGemmEx(blas, op_first, op_second, p.rows, p.cols, p.depth, al, b.data(), type,
-                            p.ld_first, a.data(), type, p.ld_second, be, c.data(), type, p.ldc,
-                            compute, CUBLAS_GEMM_DEFAULT),
+    check_blas(cublasGemmEx(state.blas, op_first, op_second, p.rows, p.cols, p.depth, al, b.data(),
+                            type, p.ld_first, a.data(), type, p.ld_second, be, c.data(), type,
+                            p.ldc, compute, CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx");
+    state.after_launch("cublasGemmEx");
   } else {
-    check_blas(cublasGemmStridedBatchedEx(blas, op_first, op_second, p.rows, p.cols, p.depth, al,
-                                          b.data(), type, p.ld_first, p.stride_first, a.data(),
+    check_blas(cublasGemmStridedBatchedEx(state.blas, op_first, op_second, p.rows, p.cols, p.depth,
+                                          al, b.data(), type, p.ld_first, p.stride_first, a.data(),
                                           type, p.ld_second, p.stride_second, be, c.data(), type,
                                           p.ldc, p.stride_c, p.batch, compute, CUBLAS_GEMM_DEFAULT),
                "cublasGemmStridedBatchedEx");
+    state.after_launch("cublasGemmStridedBatchedEx");
   }
 }
 
@@ -328,7 +357,7 @@ void CudaDevice::matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpos
   // [m, k] x [k, n] -> [m, n] after the transposes
   const cuda::GemmPlan plan = cuda::plan_gemm(a.extents(), ta == Transpose::yes, b.extents(),
                                               tb == Transpose::yes, c.extents());
-  run_gemm(state_->blas, plan, a, b, c, alpha, beta, false);
+  run_gemm(*state_, plan, a, b, c, alpha, beta, false);
 }
 
 void CudaDevice::batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb,
@@ -337,7 +366,7 @@ void CudaDevice::batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, 
   // [batch, m, k] x [batch, k, n] -> [batch, m, n] after the transposes
   const cuda::GemmPlan plan = cuda::plan_batched_gemm(
       a.extents(), ta == Transpose::yes, b.extents(), tb == Transpose::yes, c.extents());
-  run_gemm(state_->blas, plan, a, b, c, alpha, beta, true);
+  run_gemm(*state_, plan, a, b, c, alpha, beta, true);
 }
 
 // ---- element-wise -------------------------------------------------------------------------------
@@ -351,7 +380,7 @@ void CudaDevice::add_inplace(Tensor& y, const Tensor& x) {
     cuda::add_kernel<T>
         <<<grid_of(l), l.threads, 0, state_->stream>>>(typed<T>(y), typed<T>(x), y.numel());
   });
-  check_launch("add_kernel");
+  state_->after_launch("add_kernel");
 }
 
 void CudaDevice::scale(Tensor& x, double alpha) {
@@ -363,19 +392,18 @@ void CudaDevice::scale(Tensor& x, double alpha) {
     cuda::scale_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(x), x.numel(), static_cast<cuda::Acc<T>>(alpha));
   });
-  check_launch("scale_kernel");
+  state_->after_launch("scale_kernel");
 }
 
 void CudaDevice::add_bias(Tensor& y, const Tensor& bias) {
   cuda::require_per_column("add_bias", y, bias);
-  const cuda::Launch l =
-      cuda::elementwise_launch(y.numel(), state_->properties.multiProcessorCount);
-  if (l.blocks == 0) return;
+  const cuda::Launch l = cuda::row_launch(y.rows());
+  if (l.blocks == 0 || y.cols() == 0) return;
   dispatch(y.dtype(), [&]<typename T>() {
     cuda::add_bias_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-        typed<T>(y), typed<T>(bias), y.numel(), y.cols());
+        typed<T>(y), typed<T>(bias), y.rows(), y.cols());
   });
-  check_launch("add_bias_kernel");
+  state_->after_launch("add_bias_kernel");
 }
 
 void CudaDevice::column_sums(const Tensor& x, const Tensor* y, Tensor& out, double beta) {
@@ -392,18 +420,20 @@ void CudaDevice::column_sums(const Tensor& x, const Tensor* y, Tensor& out, doub
     const dim3 grid(static_cast<unsigned>(plan.column_tiles),
                     static_cast<unsigned>(plan.row_chunks));
     const dim3 block(cuda::kColumnTile, cuda::kRowsPerBlock);
-    cuda::column_partial_kernel<T>
-        <<<grid, block, 0, state_->stream>>>(typed<T>(x), y == nullptr ? nullptr : typed<T>(*y),
-                                             partial, rows, cols, plan.rows_per_chunk);
-    const cudaError_t first = cudaGetLastError();
     const cuda::Launch l = cuda::elementwise_launch(cols, state_->properties.multiProcessorCount);
-    if (first == cudaSuccess) {
+    try {
+      cuda::column_partial_kernel<T>
+          <<<grid, block, 0, state_->stream>>>(typed<T>(x), y == nullptr ? nullptr : typed<T>(*y),
+                                               partial, rows, cols, plan.rows_per_chunk);
+      state_->after_launch("column_partial_kernel");
       cuda::column_finish_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
           partial, typed<T>(out), plan.row_chunks, cols, static_cast<A>(beta));
+      state_->after_launch("column_finish_kernel");
+    } catch (...) {
+      cudaFreeAsync(raw, state_->stream);
+      throw;
     }
-    const cudaError_t second = first == cudaSuccess ? cudaGetLastError() : first;
     cudaFreeAsync(raw, state_->stream);
-    check_cuda(second, "column_partial_kernel / column_finish_kernel launch");
   });
 }
 
@@ -421,7 +451,7 @@ void CudaDevice::gelu_forward(const Tensor& x, Tensor& y) {
     cuda::gelu_forward_kernel<T>
         <<<grid_of(l), l.threads, 0, state_->stream>>>(typed<T>(x), typed<T>(y), x.numel());
   });
-  check_launch("gelu_forward_kernel");
+  state_->after_launch("gelu_forward_kernel");
 }
 
 void CudaDevice::gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
@@ -434,7 +464,7 @@ void CudaDevice::gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
     cuda::gelu_backward_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(x), typed<T>(dy), typed<T>(dx), x.numel());
   });
-  check_launch("gelu_backward_kernel");
+  state_->after_launch("gelu_backward_kernel");
 }
 
 // ---- attention ----------------------------------------------------------------------------------
@@ -448,45 +478,43 @@ void CudaDevice::causal_softmax_forward(const Tensor& scores, double scale, Tens
         typed<T>(scores), typed<T>(probs), scores.rows(), scores.dim(1),
         static_cast<cuda::Acc<T>>(scale));
   });
-  check_launch("causal_softmax_forward_kernel");
+  state_->after_launch("causal_softmax_forward_kernel");
 }
 
 void CudaDevice::causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
                                          Tensor& dscores) {
-  cuda::require_same("causal_softmax_backward", probs, dprobs);
+  cuda::require_causal_scores("causal_softmax_backward", probs, dprobs);
   cuda::require_same("causal_softmax_backward", probs, dscores);
   const cuda::Launch l = cuda::row_launch(probs.rows());
   if (l.blocks == 0) return;
   dispatch(probs.dtype(), [&]<typename T>() {
     cuda::causal_softmax_backward_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-        typed<T>(probs), typed<T>(dprobs), typed<T>(dscores), probs.rows(), probs.cols(),
+        typed<T>(probs), typed<T>(dprobs), typed<T>(dscores), probs.rows(), probs.dim(1),
         static_cast<cuda::Acc<T>>(scale));
   });
-  check_launch("causal_softmax_backward_kernel");
+  state_->after_launch("causal_softmax_backward_kernel");
 }
 
 void CudaDevice::split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
   const cuda::HeadLayout h = cuda::require_split_heads(x, batch, heads, out);
-  const cuda::Launch l =
-      cuda::elementwise_launch(x.numel(), state_->properties.multiProcessorCount);
-  if (l.blocks == 0) return;
+  const cuda::Launch l = cuda::row_launch(x.rows());  // x is token-major
+  if (l.blocks == 0 || x.numel() == 0) return;
   dispatch(x.dtype(), [&]<typename T>() {
     cuda::heads_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-        typed<T>(x), typed<T>(out), h.heads, h.sequence, h.head_dim, x.numel(), false);
+        typed<T>(x), typed<T>(out), x.rows(), h.heads, h.sequence, h.head_dim, false);
   });
-  check_launch("heads_kernel (split)");
+  state_->after_launch("heads_kernel (split)");
 }
 
 void CudaDevice::merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
   const cuda::HeadLayout h = cuda::require_merge_heads(x, batch, heads, out);
-  const cuda::Launch l =
-      cuda::elementwise_launch(x.numel(), state_->properties.multiProcessorCount);
-  if (l.blocks == 0) return;
+  const cuda::Launch l = cuda::row_launch(out.rows());  // out is token-major
+  if (l.blocks == 0 || x.numel() == 0) return;
   dispatch(x.dtype(), [&]<typename T>() {
     cuda::heads_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-        typed<T>(x), typed<T>(out), h.heads, h.sequence, h.head_dim, x.numel(), true);
+        typed<T>(x), typed<T>(out), out.rows(), h.heads, h.sequence, h.head_dim, true);
   });
-  check_launch("heads_kernel (merge)");
+  state_->after_launch("heads_kernel (merge)");
 }
 
 std::int64_t CudaDevice::first_nonfinite(const Tensor& x) {
@@ -499,21 +527,22 @@ std::int64_t CudaDevice::first_nonfinite(const Tensor& x) {
   check_cuda(cudaMallocAsync(&raw, sizeof(unsigned long long), state_->stream), "cudaMallocAsync");
   auto* first = static_cast<unsigned long long*>(raw);
   unsigned long long found = kNone;
-  // every byte 0xff: the largest index, kNone
-  cudaError_t status = cudaMemsetAsync(first, 0xff, sizeof found, state_->stream);
-  if (status == cudaSuccess) {
+  try {
+    // every byte 0xff: the largest index, kNone
+    check_cuda(cudaMemsetAsync(first, 0xff, sizeof found, state_->stream), "cudaMemsetAsync");
     dispatch(x.dtype(), [&]<typename T>() {
       cuda::first_nonfinite_kernel<T>
           <<<grid_of(l), l.threads, 0, state_->stream>>>(typed<T>(x), x.numel(), first);
     });
-    status = cudaGetLastError();
-  }
-  if (status == cudaSuccess) {
-    status = cudaMemcpyAsync(&found, first, sizeof found, cudaMemcpyDeviceToHost, state_->stream);
+    state_->after_launch("first_nonfinite_kernel");
+    check_cuda(cudaMemcpyAsync(&found, first, sizeof found, cudaMemcpyDeviceToHost, state_->stream),
+               "cudaMemcpyAsync (first_nonfinite)");
+    synchronize();  // `found` is read below
+  } catch (...) {
+    cudaFreeAsync(raw, state_->stream);
+    throw;
   }
   cudaFreeAsync(raw, state_->stream);
-  check_cuda(status, "first_nonfinite");
-  synchronize();  // `found` is read below
   return found == kNone ? -1 : static_cast<std::int64_t>(found);
 }
 
@@ -527,7 +556,7 @@ void CudaDevice::row_sum(const Tensor& x, Tensor& out) {
     cuda::row_sum_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(x), typed<T>(out), x.rows(), x.cols());
   });
-  check_launch("row_sum_kernel");
+  state_->after_launch("row_sum_kernel");
 }
 
 void CudaDevice::row_sum_squared_deviation(const Tensor& x, const Tensor& mean, Tensor& out) {
@@ -539,7 +568,7 @@ void CudaDevice::row_sum_squared_deviation(const Tensor& x, const Tensor& mean, 
     cuda::row_squared_deviation_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(x), typed<T>(mean), typed<T>(out), x.rows(), x.cols());
   });
-  check_launch("row_squared_deviation_kernel");
+  state_->after_launch("row_squared_deviation_kernel");
 }
 
 void CudaDevice::layernorm_apply(const Tensor& x, const Tensor& mean, const Tensor& var, double eps,
@@ -552,15 +581,14 @@ void CudaDevice::layernorm_apply(const Tensor& x, const Tensor& mean, const Tens
   cuda::require_per_row("layernorm_apply", x, rstd);
   cuda::require_per_column("layernorm_apply", x, gamma);
   cuda::require_per_column("layernorm_apply", x, beta);
-  const cuda::Launch l =
-      cuda::elementwise_launch(x.numel(), state_->properties.multiProcessorCount);
+  const cuda::Launch l = cuda::row_launch(x.rows());
   if (l.blocks == 0) return;
   dispatch(x.dtype(), [&]<typename T>() {
     cuda::layernorm_apply_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(x), typed<T>(mean), typed<T>(var), static_cast<cuda::Acc<T>>(eps), typed<T>(gamma),
-        typed<T>(beta), typed<T>(xhat), typed<T>(rstd), typed<T>(y), x.numel(), x.cols());
+        typed<T>(beta), typed<T>(xhat), typed<T>(rstd), typed<T>(y), x.rows(), x.cols());
   });
-  check_launch("layernorm_apply_kernel");
+  state_->after_launch("layernorm_apply_kernel");
 }
 
 void CudaDevice::layernorm_backward_sums(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
@@ -578,7 +606,7 @@ void CudaDevice::layernorm_backward_sums(const Tensor& dy, const Tensor& gamma, 
     cuda::layernorm_sums_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(dy), typed<T>(gamma), typed<T>(xhat), typed<T>(sums), dy.rows(), dy.cols());
   });
-  check_launch("layernorm_sums_kernel");
+  state_->after_launch("layernorm_sums_kernel");
 }
 
 void CudaDevice::layernorm_backward_input(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
@@ -595,16 +623,15 @@ void CudaDevice::layernorm_backward_input(const Tensor& dy, const Tensor& gamma,
         "features positive; got " +
         to_string(sums.extents()) + " and " + std::to_string(features));
   }
-  const cuda::Launch l =
-      cuda::elementwise_launch(dy.numel(), state_->properties.multiProcessorCount);
+  const cuda::Launch l = cuda::row_launch(dy.rows());
   if (l.blocks == 0) return;
   dispatch(dy.dtype(), [&]<typename T>() {
     using A = cuda::Acc<T>;
     cuda::layernorm_input_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(dy), typed<T>(gamma), typed<T>(xhat), typed<T>(rstd), typed<T>(sums),
-        A(1) / static_cast<A>(features), typed<T>(dx), dy.numel(), dy.cols());
+        A(1) / static_cast<A>(features), typed<T>(dx), dy.rows(), dy.cols());
   });
-  check_launch("layernorm_input_kernel");
+  state_->after_launch("layernorm_input_kernel");
 }
 
 void CudaDevice::layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
@@ -633,7 +660,7 @@ void CudaDevice::gather_rows(const Tensor& table, std::span<const std::int64_t> 
     cuda::gather_rows_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(table), ids.get(), typed<T>(out), out.rows(), table.rows(), out.cols());
   });
-  check_launch("gather_rows_kernel");
+  state_->after_launch("gather_rows_kernel");
 }
 
 void CudaDevice::scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows,
@@ -652,7 +679,7 @@ void CudaDevice::scatter_add_rows(const Tensor& src, std::span<const std::int64_
     cuda::scatter_add_rows_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(src), ids.get(), typed<T>(table), src.rows(), table.rows(), src.cols());
   });
-  check_launch("scatter_add_rows_kernel");
+  state_->after_launch("scatter_add_rows_kernel");
 }
 
 void CudaDevice::row_max(const Tensor& x, Tensor& out) {
@@ -664,7 +691,7 @@ void CudaDevice::row_max(const Tensor& x, Tensor& out) {
     cuda::row_max_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(x), typed<T>(out), x.rows(), x.cols());
   });
-  check_launch("row_max_kernel");
+  state_->after_launch("row_max_kernel");
 }
 
 void CudaDevice::cross_entropy_sums(const Tensor& logits, const Tensor& max,
@@ -679,7 +706,7 @@ void CudaDevice::cross_entropy_sums(const Tensor& logits, const Tensor& max,
     cuda::cross_entropy_sums_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
         typed<T>(logits), typed<T>(max), t.get(), typed<T>(sums), logits.rows(), logits.cols());
   });
-  check_launch("cross_entropy_sums_kernel");
+  state_->after_launch("cross_entropy_sums_kernel");
 }
 
 void CudaDevice::cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
@@ -697,7 +724,7 @@ void CudaDevice::cross_entropy_backward(const Tensor& logits, const Tensor& max,
         typed<T>(logits), typed<T>(max), typed<T>(sums), t.get(), static_cast<cuda::Acc<T>>(scale),
         typed<T>(dlogits), logits.rows(), logits.cols());
   });
-  check_launch("cross_entropy_backward_kernel");
+  state_->after_launch("cross_entropy_backward_kernel");
 }
 
 }  // namespace tplab

@@ -16,18 +16,23 @@ namespace tplab {
 /// every operation is enqueued on one stream of this device, in the order of the calls, and
 /// returns before the GPU has finished it (download and synchronize wait). Storage in f64, f32
 /// or bf16; arithmetic in f32 for f32 and bf16 (f64 for f64), both in our kernels and in
-/// cuBLAS (compute type 32F: no TF32, no reduced-precision reductions). Every operation checks
-/// its operands on the host first (cuda_checks.hpp) and every launch after it is issued.
+/// cuBLAS (compute type 32F: no TF32; math mode CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION:
+/// no reduced-precision reductions). Every operation checks its operands on the host first
+/// (cuda_checks.hpp) and every launch after it is issued; with TPLAB_CUDA_SYNC=1 it also waits
+/// for each kernel and names the one that fails (launch_sync.hpp).
 class CudaDevice final : public Device {
  public:
   /// Binds the calling thread to GPU `ordinal` and makes the stream and the cuBLAS handle.
-  /// Throws NoDeviceError when there is no such GPU.
-  explicit CudaDevice(int ordinal);
+  /// `ranks_sharing` processes use this GPU (ranks_on_gpu): it sets how much freed memory this
+  /// one keeps (gpu_sharing.hpp). Throws NoDeviceError when there is no such GPU, or the driver
+  /// cannot run this build's CUDA runtime; UsageError for a malformed TPLAB_CUDA_SYNC.
+  explicit CudaDevice(int ordinal, int ranks_sharing = 1);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
 
-  /// The number of GPUs this process sees. Throws NoDeviceError, saying why, when it sees none.
+  /// The number of GPUs this process sees. Throws NoDeviceError, saying why, when it sees none
+  /// or cannot use them (device_query.hpp: no GPU, no driver, a driver too old, CUDA failing).
   static int visible_devices();
 
   /// The GPU's index among those this process sees.

@@ -1,8 +1,12 @@
 /// @file
 /// The kernels of CudaDevice, templated on the storage type T (double, float, __nv_bfloat16)
 /// with arithmetic in Acc<T> (double for double, float otherwise). Element-wise kernels use a
-/// grid-stride loop; row kernels give each row one warp; column sums run in two passes. Launch
-/// sizes come from launch_plan.hpp. Included only by cuda_device.cu.
+/// grid-stride loop; row kernels give each row one warp; column sums run in two passes. No
+/// kernel divides per element: a kernel that needs an element's row and column walks the rows
+/// with its warps and the columns with their lanes, so the per-row values are read once and the
+/// column grows by addition alone (before: a flat index split by 64-bit / and % per element,
+/// which also held the LayerNorm kernels at 126-150 registers a thread). Launch sizes come from
+/// launch_plan.hpp. Included only by cuda_device.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -130,6 +134,14 @@ struct Pair {
   A second = 0;  ///< from the second input
 };
 
+/// Three values read for one element.
+template <typename A>
+struct Triple {
+  A first = 0;   ///< from the first input
+  A second = 0;  ///< from the second input
+  A third = 0;   ///< from the third input
+};
+
 /// The sum over the 32 lanes of a warp, on every lane.
 template <typename A>
 __device__ __forceinline__ A warp_sum(A v) {
@@ -154,6 +166,28 @@ __device__ __forceinline__ std::int64_t warp_row() {
 /// This thread's lane in its warp.
 __device__ __forceinline__ int lane() {
   return static_cast<int>(threadIdx.x % kWarpSize);
+}
+
+/// A warp's loop over the `cols` columns of its row: lane l takes columns l, l + 32, ...,
+/// kElementsPerThread of them per pass, all loaded (load(c), which returns what it read)
+/// before any is stored (store(c, value)), as in for_each_element; c grows by addition alone.
+template <typename Load, typename Store>
+__device__ __forceinline__ void for_each_in_row(std::int64_t cols, Load load, Store store) {
+  using Value = decltype(load(std::int64_t{0}));
+  constexpr std::int64_t kPass = std::int64_t{kWarpSize} * kElementsPerThread;
+  for (std::int64_t base = lane(); base < cols; base += kPass) {
+    Value v[kElementsPerThread];
+#pragma unroll
+    for (int k = 0; k < kElementsPerThread; ++k) {
+      const std::int64_t c = base + k * kWarpSize;
+      if (c < cols) v[k] = load(c);
+    }
+#pragma unroll
+    for (int k = 0; k < kElementsPerThread; ++k) {
+      const std::int64_t c = base + k * kWarpSize;
+      if (c < cols) store(c, v[k]);
+    }
+  }
 }
 
 // ---- element-wise -------------------------------------------------------------------------------
@@ -186,16 +220,19 @@ __global__ void scale_kernel(T* x, std::int64_t n, Acc<T> alpha) {
       [&](std::int64_t i, Acc<T> v) { x[i] = narrow<T>(v * alpha); });
 }
 
-/// y[r, c] += bias[c] over a row-major [n / cols, cols].
+/// y[r, c] += bias[c] over a row-major [rows, cols]; one warp per row.
 template <typename T>
-__global__ void add_bias_kernel(T* y, const T* bias, std::int64_t n, std::int64_t cols) {
+__global__ void add_bias_kernel(T* y, const T* bias, std::int64_t rows, std::int64_t cols) {
   using A = Acc<T>;
-  for_each_element(
-      n,
-      [&](std::int64_t i) {
-        return Pair<A>{widen(y[i]), widen(bias[i % cols])};
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;  // the whole warp leaves together
+  T* row = y + r * cols;
+  for_each_in_row(
+      cols,
+      [&](std::int64_t c) {
+        return Pair<A>{widen(row[c]), widen(bias[c])};
       },
-      [&](std::int64_t i, Pair<A> v) { y[i] = narrow<T>(v.first + v.second); });
+      [&](std::int64_t c, Pair<A> v) { row[c] = narrow<T>(v.first + v.second); });
 }
 
 /// sqrt(2/pi) and the cubic coefficient of GELU's tanh form.
@@ -235,15 +272,23 @@ __global__ void gelu_backward_kernel(const T* x, const T* dy, T* dx, std::int64_
       });
 }
 
-/// out [b*n, s, d] from x [b*s, n*d]: head hi of sequence bi is the columns hi*d..hi*d+d-1 of
-/// the rows bi*s..bi*s+s-1. With `merge` the same map runs backwards (x [b*n, s, d] -> out).
+/// split: out [b*n, s, d] (head-major) from x [b*s, n*d] (token-major); merge (`merge`): the
+/// same map backwards, x [b*n, s, d] -> out [b*s, n*d]. One warp per token-major row bi*s + si:
+/// its head hi, columns hi*d..hi*d+d-1, is the head-major row (bi*n + hi)*s + si
+/// (TokenRowHeads). Values pass through unchanged.
 template <typename T>
-__global__ void heads_kernel(const T* x, T* out, std::int64_t heads, std::int64_t s, std::int64_t d,
-                             std::int64_t n, bool merge) {
-  // o indexes the head-major layout [b*n, s, d]; values pass through unchanged
-  for_each_element(
-      n, [&](std::int64_t o) { return merge ? x[o] : x[token_major_index(o, heads, s, d)]; },
-      [&](std::int64_t o, T v) { out[merge ? token_major_index(o, heads, s, d) : o] = v; });
+__global__ void heads_kernel(const T* x, T* out, std::int64_t token_rows, std::int64_t heads,
+                             std::int64_t s, std::int64_t d, bool merge) {
+  const std::int64_t r = warp_row();
+  if (r >= token_rows) return;
+  const TokenRowHeads place(r, heads, s, d);
+  for (std::int64_t hi = 0; hi < heads; ++hi) {
+    const std::int64_t token = (r * heads + hi) * d, head = place.head_start(hi);
+    const T* from = x + (merge ? head : token);
+    T* to = out + (merge ? token : head);
+    for_each_in_row(
+        d, [&](std::int64_t c) { return from[c]; }, [&](std::int64_t c, T v) { to[c] = v; });
+  }
 }
 
 /// The smallest index i with x[i] NaN or Inf, by atomicMin into *first (preset to the
@@ -334,64 +379,78 @@ __global__ void causal_softmax_forward_kernel(const T* scores, T* probs, std::in
   }
 }
 
-/// dscores = scale * probs * (dprobs - sum_c(dprobs * probs)) per row (masked entries have
-/// probs 0, so their gradient is 0).
+/// dscores = scale * probs * (dprobs - sum_c(dprobs * probs)) per row of [batch * s, s], query
+/// i = r mod s. Only the visible keys 0..i are read: the forward wrote probs 0 at the masked
+/// ones, so their terms and their gradients are 0, and they are written as 0 without being
+/// read. (The CPU's version reads the whole row; it differs only where dprobs holds a NaN or
+/// Inf at a masked key, which the GPU, like the mathematics, ignores.)
 template <typename T>
 __global__ void causal_softmax_backward_kernel(const T* probs, const T* dprobs, T* dscores,
-                                               std::int64_t rows, std::int64_t cols, Acc<T> scale) {
+                                               std::int64_t rows, std::int64_t s, Acc<T> scale) {
   using A = Acc<T>;
   const std::int64_t r = warp_row();
   if (r >= rows) return;
-  const std::int64_t base = r * cols;
+  const std::int64_t visible = r % s + 1;
+  const std::int64_t base = r * s;
   A dot = 0;
 #pragma unroll 4
-  for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
+  for (std::int64_t c = lane(); c < visible; c += kWarpSize) {
     dot += widen(probs[base + c]) * widen(dprobs[base + c]);
   }
   dot = warp_sum(dot);
 #pragma unroll 4
-  for (std::int64_t c = lane(); c < cols; c += kWarpSize) {
-    dscores[base + c] = narrow<T>(scale * widen(probs[base + c]) * (widen(dprobs[base + c]) - dot));
+  for (std::int64_t c = lane(); c < s; c += kWarpSize) {
+    dscores[base + c] = narrow<T>(
+        c < visible ? scale * widen(probs[base + c]) * (widen(dprobs[base + c]) - dot) : A(0));
   }
 }
 
-// ---- LayerNorm element-wise parts ---------------------------------------------------------------
+// ---- LayerNorm element-wise parts: one warp per row ---------------------------------------------
 
 /// rstd[r] = 1/sqrt(var[r] + eps), xhat = (x - mean[r]) rstd, y = xhat gamma[c] + beta[c].
 template <typename T>
 __global__ void layernorm_apply_kernel(const T* x, const T* mean, const T* var, Acc<T> eps,
                                        const T* gamma, const T* beta, T* xhat, T* rstd, T* y,
-                                       std::int64_t n, std::int64_t cols) {
+                                       std::int64_t rows, std::int64_t cols) {
   using A = Acc<T>;
-  for_each_element(
-      n, [&](std::int64_t i) { return widen(x[i]); },
-      [&](std::int64_t i, A v) {
-        const std::int64_t r = i / cols, c = i % cols;
-        const A inv = rsqrt_of(widen(var[r]) + eps);
-        const A normed = (v - widen(mean[r])) * inv;
-        xhat[i] = narrow<T>(normed);
-        y[i] = narrow<T>(normed * widen(gamma[c]) + widen(beta[c]));
-        if (c == 0) rstd[r] = narrow<T>(inv);
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;
+  const A m = widen(mean[r]);
+  const A inv = rsqrt_of(widen(var[r]) + eps);  // once per row (before: once per element)
+  if (lane() == 0) rstd[r] = narrow<T>(inv);
+  const std::int64_t offset = r * cols;
+  for_each_in_row(
+      cols,
+      [&](std::int64_t c) {
+        return Triple<A>{widen(x[offset + c]), widen(gamma[c]), widen(beta[c])};
+      },
+      [&](std::int64_t c, Triple<A> v) {
+        const A normed = (v.first - m) * inv;
+        xhat[offset + c] = narrow<T>(normed);
+        y[offset + c] = narrow<T>(normed * v.second + v.third);
       });
 }
 
 /// dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma, means from sums / features.
 template <typename T>
 __global__ void layernorm_input_kernel(const T* dy, const T* gamma, const T* xhat, const T* rstd,
-                                       const T* sums, Acc<T> inv_features, T* dx, std::int64_t n,
+                                       const T* sums, Acc<T> inv_features, T* dx, std::int64_t rows,
                                        std::int64_t cols) {
   using A = Acc<T>;
-  for_each_element(
-      n,
-      [&](std::int64_t i) {
-        return Pair<A>{widen(dy[i]), widen(xhat[i])};
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;
+  const A scale = widen(rstd[r]);
+  const A mean_g = widen(sums[2 * r]) * inv_features;
+  const A mean_gx = widen(sums[2 * r + 1]) * inv_features;
+  const std::int64_t offset = r * cols;
+  for_each_in_row(
+      cols,
+      [&](std::int64_t c) {
+        return Triple<A>{widen(dy[offset + c]), widen(xhat[offset + c]), widen(gamma[c])};
       },
-      [&](std::int64_t i, Pair<A> v) {
-        const std::int64_t r = i / cols, c = i % cols;
-        const A g = v.first * widen(gamma[c]);
-        const A mean_g = widen(sums[2 * r]) * inv_features;
-        const A mean_gx = widen(sums[2 * r + 1]) * inv_features;
-        dx[i] = narrow<T>(widen(rstd[r]) * (g - mean_g - v.second * mean_gx));
+      [&](std::int64_t c, Triple<A> v) {
+        const A g = v.first * v.third;
+        dx[offset + c] = narrow<T>(scale * (g - mean_g - v.second * mean_gx));
       });
 }
 

@@ -11,15 +11,19 @@
 namespace tplab::cuda {
 
 /// Throws InternalError naming `call` and CUDA's description when `status` is an error.
-inline void check_cuda(cudaError_t status, const char* call) {
+inline void check_cuda(cudaError_t status, const std::string& call) {
   if (status == cudaSuccess) return;
-  throw InternalError(std::string(call) + " failed: " + cudaGetErrorName(status) + ": " +
+  throw InternalError(call + " failed: " + cudaGetErrorName(status) + ": " +
                       cudaGetErrorString(status));
 }
 
-/// Checks the launch just issued (a bad configuration, or an earlier kernel's fault).
-inline void check_launch(const char* kernel) {
-  check_cuda(cudaGetLastError(), kernel);
+/// Checks the launch just issued on `stream`: a bad configuration, or an earlier kernel's fault
+/// reported here. With `wait` (TPLAB_CUDA_SYNC=1, launch_sync.hpp) it also waits for the stream
+/// and checks how the work ended, so that a fault inside `work` (a kernel, a cuBLAS call) is
+/// reported under its name rather than at a later synchronization under another's.
+inline void check_launch(const std::string& work, cudaStream_t stream, bool wait) {
+  check_cuda(cudaGetLastError(), work);
+  if (wait) check_cuda(cudaStreamSynchronize(stream), work + " (TPLAB_CUDA_SYNC=1 waited for it)");
 }
 
 }  // namespace tplab::cuda

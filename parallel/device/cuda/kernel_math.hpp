@@ -1,6 +1,6 @@
 /// @file
-/// The arithmetic inside CudaDevice's kernels that is easy to get wrong: where an element of a
-/// head goes, and the online softmax a warp runs over a row. Written once for the host and the
+/// The arithmetic inside CudaDevice's kernels that is easy to get wrong: where the heads of a
+/// row go, and the online softmax a warp runs over a row. Written once for the host and the
 /// GPU, so that tests on a machine without a GPU run the same code the kernels do.
 #pragma once
 
@@ -17,15 +17,22 @@
 
 namespace tplab::cuda {
 
-/// The row-major index in the token-major [b*s, n*d] of element `o` of the head-major
-/// [b*n, s, d]: head hi of sequence bi is columns hi*d..hi*d+d-1 of rows bi*s..bi*s+s-1.
-TPLAB_HOST_DEVICE inline std::int64_t token_major_index(std::int64_t o, std::int64_t heads,
-                                                        std::int64_t s, std::int64_t d) {
-  const std::int64_t di = o % d;
-  const std::int64_t si = (o / d) % s;
-  const std::int64_t bn = o / (d * s);  // bi * heads + hi
-  return ((bn / heads * s + si) * heads + bn % heads) * d + di;
-}
+/// Where the heads of one token-major row go: row r = bi*s + si of x [b*s, n*d] holds head hi in
+/// columns hi*d..hi*d+d-1, which are row (bi*n + hi)*s + si of the head-major [b*n, s, d]. The
+/// one division (r by s) happens once per row, never per element.
+struct TokenRowHeads {
+  std::int64_t first = 0;   ///< the head-major element where head 0 of the row starts
+  std::int64_t stride = 0;  ///< elements from one head's start to the next's: s*d
+
+  /// The heads of token-major row `row` in a layout of `heads` heads of `d` features over
+  /// sequences of `s` tokens.
+  TPLAB_HOST_DEVICE TokenRowHeads(std::int64_t row, std::int64_t heads, std::int64_t s,
+                                  std::int64_t d)
+      : first((row / s * heads * s + row % s) * d), stride(s * d) {}
+
+  /// The head-major element where head `hi` of the row starts.
+  TPLAB_HOST_DEVICE std::int64_t head_start(std::int64_t hi) const { return first + hi * stride; }
+};
 
 /// A running maximum and sum of exponentials over a stream of values (online softmax): after
 /// add(z) for every z, sum = sum_z exp(z - max). Each lane of a warp keeps one over its share
