@@ -10,7 +10,9 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "process_resources.hpp"
 
 namespace tplab::app {
@@ -25,6 +27,7 @@ struct CommOptions {
   int warmup = 2;
   std::string json;
   int timeout = 900;
+  bool allow_many_ranks = false;
 };
 
 // Messages of at least this size are the ones the overhead goal speaks of.
@@ -179,7 +182,16 @@ void print_summary(const nlohmann::json& rows) {
 int drive_comm(const CommOptions& o) {
   validate(o);
   std::vector<Job> jobs;
-  for (int np : o.np) jobs.push_back({"collectives", np});
+  LaunchRequest request{{},
+                        o.allow_many_ranks,
+                        "the input and output buffers of the largest message",
+                        "a smaller --max-bytes"};
+  for (int np : o.np) {
+    jobs.push_back({"collectives", np});
+    request.jobs.push_back(
+        {"bench comm", np, bench::collective_bench_bytes_per_rank(config_of(o), np)});
+  }
+  preflight(request);
   const SeriesResult series = run_series(
       jobs,
       [&](const Job& job, const std::string& json) {
@@ -195,7 +207,10 @@ int drive_comm(const CommOptions& o) {
       },
       o.timeout, "rows");
   for (const auto& f : series.failures) fmt::print("{}\n", f);
-  if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
+  if (series.runs.empty()) {
+    if (series.usage_error) return kExitUsage;
+    return series.timed_out ? kTimedOut : kExitFailed;
+  }
   print_summary(series.runs);
   if (!o.json.empty()) {
     std::ofstream(o.json) << nlohmann::json{{"rows", series.runs}}.dump(2) << "\n";
@@ -203,6 +218,7 @@ int drive_comm(const CommOptions& o) {
   bool exact = true;
   for (const auto& r : series.runs) exact = exact && r["wrong"].get<std::int64_t>() == 0;
   if (!exact) fmt::print("\nFAILED: some results differ from the exact sums (#wrong)\n");
+  if (series.timed_out) return kTimedOut;
   return series.failures.empty() && exact ? 0 : kExitFailed;
 }
 
@@ -230,7 +246,9 @@ void add_bench_comm_command(CLI::App& bench, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--json", o->json, "write the rows as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? comm_in_world(*o) : drive_comm(*o); });
 }

@@ -10,8 +10,11 @@
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "harness.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
 #include "step_timer.hpp"
@@ -34,6 +37,7 @@ struct ScalingOptions {
   bool reference = false;
   std::string json;
   int timeout = 600;
+  bool allow_many_ranks = false;
 };
 
 /// The global shape of a run. Strong scaling keeps the shape; weak scaling keeps each rank's
@@ -211,7 +215,7 @@ std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& ski
     for (const auto& mode : modes_of(o.mode)) {
       for (int np : o.np) {
         const BlockShape shape = shape_for(base, mode, np);
-        if (const std::string why = scheme->why_not(np, shape); !why.empty()) {
+        if (const std::string why = scheme->refusal(np, shape); !why.empty()) {
           skipped.push_back(
               fmt::format("{} {} np={} ({}): {}", name, mode, np, to_string(shape), why));
           continue;
@@ -328,12 +332,24 @@ int drive_scaling(const ScalingOptions& o) {
   for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
   std::map<std::string, Planned> by_label;
   std::vector<Job> jobs;
+  LaunchRequest request{{},
+                        o.allow_many_ranks,
+                        "every rank draws the global inputs in f64, then keeps its shards, their "
+                        "gradients and its activations",
+                        "a smaller --shape"};
   for (const auto& p : planned) {
     const std::string label =
         fmt::format("{} {} scaling, {}", p.scheme, p.mode, to_string(p.shape));
     by_label[label + std::to_string(p.np)] = p;
     jobs.push_back({label, p.np});
+    // The reference, when timed, runs on rank 0 of the first job of each scheme and mode.
+    const double reference = o.reference ? verify::verify_bytes_per_rank(p.shape) : 0.0;
+    request.jobs.push_back({label, p.np,
+                            bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape), p.np,
+                                                       o.compare_overlap ? 2 : 1) +
+                                reference});
   }
+  preflight(request);
   std::map<std::pair<std::string, std::string>, bool> referenced;
   const SeriesResult series = run_series(
       jobs,
@@ -363,11 +379,15 @@ int drive_scaling(const ScalingOptions& o) {
       },
       o.timeout);
   for (const auto& f : series.failures) fmt::print("{}\n", f);
-  if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
+  if (series.runs.empty()) {
+    if (series.usage_error) return kExitUsage;
+    return series.timed_out ? kTimedOut : kExitFailed;
+  }
   nlohmann::json runs = series.runs;
   add_efficiency(runs);
   print_table(runs, o.reference);
   if (!o.json.empty()) std::ofstream(o.json) << nlohmann::json{{"runs", runs}}.dump(2) << "\n";
+  if (series.timed_out) return kTimedOut;
   return series.failures.empty() ? 0 : kExitFailed;
 }
 
@@ -400,7 +420,9 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
                "also time the single-device reference on the first run of each scheme");
   cmd.add_option("--json", o.json, "write the runs as JSON");
   cmd.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
+  add_allow_many_ranks_flag(cmd, o.allow_many_ranks);
 }
 
 }  // namespace

@@ -1,9 +1,16 @@
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "commands.hpp"
+#include "core/error.hpp"
+#include "harness.hpp"
+#include "launch_preflight.hpp"
 #include "npy.hpp"
+#include "option_checks.hpp"
 #include "problem.hpp"
 
 namespace tplab::app {
@@ -15,12 +22,37 @@ struct DumpOptions {
   std::string out;
 };
 
+/// Refuses, before any array is drawn, an --out that cannot hold the files: a path that is a
+/// file, or a folder that cannot be made or written to.
+void require_writable_folder(const std::filesystem::path& out) {
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error || !std::filesystem::is_directory(out)) {
+    throw UsageError(
+        fmt::format("--out '{}': cannot make that folder ({}); give a folder you can "
+                    "write to",
+                    out.string(), error ? error.message() : "a file of that name is in the way"));
+  }
+  if (access(out.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError(
+        fmt::format("--out '{}': cannot write into that folder ({}); give a folder "
+                    "you can write to",
+                    out.string(), std::strerror(errno)));
+  }
+}
+
 int run_dump(const DumpOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
+  if (o.out.empty()) throw UsageError("--out '': give the folder to write the .npy files to");
+  require_available_memory(verify::verify_bytes_per_rank(shape),
+                           fmt::format("dump at {} (the whole problem and the reference's answer "
+                                       "in f64)",
+                                       to_string(shape)),
+                           "a smaller --shape");
+  require_writable_folder(o.out);
   const verify::HostArrays inputs =
       verify::make_inputs(shape, o.seed, Workload::block, verify::Values::real);
   const verify::HostArrays outputs = verify::reference_outputs(shape, inputs, Workload::block);
-  std::filesystem::create_directories(o.out);
   for (const auto* arrays : {&inputs, &outputs}) {
     for (const auto& [name, array] : *arrays) {
       write_npy(std::filesystem::path(o.out) / (name + ".npy"), array);
@@ -38,7 +70,9 @@ void add_dump_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "dump", "Write the reference block's inputs, parameters, outputs and gradients as .npy");
   cmd->add_option("--shape", options->shape, "b,s,h,heads")->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "seed of the inputs")
+      ->check(seed_check())
+      ->capture_default_str();
   cmd->add_option("--out", options->out, "directory to write")->required();
   cmd->callback([options, &exit_code] { exit_code = run_dump(*options); });
 }

@@ -34,6 +34,7 @@ SeriesResult run_series(
     std::fflush(stdout);
     const int code = run_under_mpiexec(job.np, args, timeout_seconds);
     result.usage_error = result.usage_error || code == kExitUsage;
+    result.timed_out = result.timed_out || code == kTimedOut;
     bool wrote = false;
     if (std::ifstream in(json); in && code != kTimedOut) {
       nlohmann::json written = nlohmann::json::parse(in);

@@ -23,6 +23,7 @@ struct SeriesResult {
   nlohmann::json runs = nlohmann::json::array();  ///< every job's records under `key`, in order
   std::vector<std::string> failures;  ///< jobs that crashed, timed out or wrote no result
   bool usage_error = false;           ///< some job refused its input (exit 2)
+  bool timed_out = false;             ///< some job ran past the timeout (exit 124)
 };
 
 /// Runs `mpiexec -n job.np tplab <arguments(job, json_path)>` for each job in turn, showing

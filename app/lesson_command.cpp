@@ -12,8 +12,10 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "launch_preflight.hpp"
 #include "lesson_catalog.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 
 namespace tplab::app {
 namespace {
@@ -28,6 +30,7 @@ struct LessonOptions {
   bool full = false;
   std::vector<int> np;
   int timeout = 120;
+  bool allow_many_ranks = false;
 };
 
 std::vector<LessonInfo> lessons() {
@@ -133,6 +136,13 @@ int check(const LessonOptions& o) {
   const std::vector<LessonInfo> all = lessons();
   const LessonInfo& l = find_lesson(all, o.number);
   const std::string target = o.solution ? l.target() + "_solution" : l.target();
+  const std::vector<int> world_sizes = o.np.empty() ? l.world_sizes : o.np;
+  LaunchRequest request{{}, o.allow_many_ranks, "a lesson's tensors are a few KiB", "fewer ranks"};
+  for (int np : world_sizes) {
+    if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
+    request.jobs.push_back({fmt::format("lesson {:02d}", l.number), np, 0.0});
+  }
+  preflight(request);
   ProgressFile progress = progress_file();
   const auto record = [&](Progress p) {
     if (!o.solution) progress.set_progress(l.number, p);
@@ -143,8 +153,8 @@ int check(const LessonOptions& o) {
     return kExitFailed;
   }
   const auto program = kBinaryDir / "lessons" / target;
-  bool not_started = false, wrong = false;
-  for (int np : o.np.empty() ? l.world_sizes : o.np) {
+  bool not_started = false, wrong = false, timed_out = false;
+  for (int np : world_sizes) {
     fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
                o.solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
     std::fflush(stdout);
@@ -156,6 +166,7 @@ int check(const LessonOptions& o) {
     std::ifstream(verdict_file) >> verdict;
     std::filesystem::remove(verdict_file);
     if (code == kExitUsage) return kExitUsage;
+    timed_out = timed_out || code == kTimedOut;
     if (verdict == "not_started") {  // the same TODO stops every world size
       not_started = true;
       break;
@@ -172,6 +183,7 @@ int check(const LessonOptions& o) {
   fmt::print("\nlesson {:02d}: {}\n", l.number,
              wrong ? "WRONG: the tables above show which tensors disagree and where"
                    : "PASSED at every world size");
+  if (timed_out) return kTimedOut;
   return wrong ? kExitFailed : 0;
 }
 
@@ -215,7 +227,9 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
   check_cmd->add_flag("--solution", o->solution, "check the library's own implementation");
   check_cmd->add_option("--np", o->np, "world sizes (default: the lesson's own)")->delimiter(',');
   check_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
+      ->check(timeout_check())
       ->capture_default_str();
+  add_allow_many_ranks_flag(*check_cmd, o->allow_many_ranks);
   check_cmd->callback([o, &exit_code] { exit_code = check(*o); });
   CLI::App* hint_cmd = cmd->add_subcommand("hint", "the next hint (--all: every hint)");
   number(hint_cmd);

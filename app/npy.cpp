@@ -31,6 +31,7 @@ void write_npy(const std::filesystem::path& path, const verify::HostArray& array
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
   out.write(reinterpret_cast<const char*>(array.values.data()),
             static_cast<std::streamsize>(array.values.size() * sizeof(double)));
+  out.close();  // the last bytes reach the file here: a full disk shows now
   if (!out) throw UsageError(fmt::format("writing {} failed", path.string()));
 }
 

@@ -10,8 +10,10 @@
 #include "device/cuda/cuda_backend.hpp"
 #include "harness.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "report.hpp"
 
 namespace tplab::app {
@@ -38,6 +40,7 @@ struct VerifyOptions {
   bool regather = false;
   std::string overlap = "off";
   int timeout = 300;
+  bool allow_many_ranks = false;
 
   SchemeOptions scheme_options() const { return {depth, regather, overlap == "on"}; }
 };
@@ -167,31 +170,18 @@ int verify_in_world(const VerifyOptions& o) {
 
 // ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
 
-/// MemAvailable of /proc/meminfo in bytes, or 0 when unknown.
-double available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
+/// Refuses, before launching anything, a job of too many ranks or one that would not fit in
+/// memory.
+void require_room(const VerifyOptions& o, const BlockShape& shape, const std::vector<Job>& jobs) {
+  LaunchRequest request{{},
+                        o.allow_many_ranks,
+                        "every rank holds the whole problem and the reference's answer in f64",
+                        "a smaller --shape"};
+  for (const Job& j : jobs) {
+    request.jobs.push_back({fmt::format("verify {} at {}", j.label, to_string(shape)), j.np,
+                            verify::verify_bytes_per_rank(shape)});
   }
-  return 0;
-}
-
-/// Refuses, before launching anything, a shape whose largest job would not fit in memory.
-void require_memory(const BlockShape& shape, const std::vector<Job>& jobs) {
-  int ranks = 0;
-  for (const Job& j : jobs) ranks = std::max(ranks, j.np);
-  const double needed = verify::verify_bytes_per_rank(shape) * ranks;
-  const double available = available_memory();
-  if (available > 0 && needed > available) {
-    throw UsageError(fmt::format(
-        "verify at {} on {} ranks needs about {:.1f} GiB here (every rank holds the whole "
-        "problem and the reference's answer in f64), but {:.1f} GiB are available; use a "
-        "smaller --shape or fewer ranks",
-        to_string(shape), ranks, needed / 0x1p30, available / 0x1p30));
-  }
+  preflight(request);
 }
 
 std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
@@ -230,17 +220,19 @@ void print_summary(const nlohmann::json& runs, const std::vector<std::string>& c
              "comm", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
+    bool nonfinite = false;
     for (const auto& t : r["tensors"]) {
       const auto value = [&](const char* key) {
         return t[key].is_number() ? t[key].get<double>() : INFINITY;
       };
       used = std::max(used, value("tolerance_used"));
+      nonfinite = nonfinite || t["nonfinite"].get<std::int64_t>() > 0;
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f} {:>8}  {}\n",
+    fmt::print("  {:<7} {:>3} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}  {}\n",
                r["scheme"].get<std::string>(), r["np"].get<int>(), r["grid"].get<std::string>(),
                r["dtype"].get<std::string>(), r["exact"].get<bool>() ? "exact" : "block",
-               r["tensors"].size(), std::min(used * 100, 99999.0), rel,
+               r["tensors"].size(), verify::tolerance_used_text(used, nonfinite), rel,
                r["saved_bytes"].get<double>() / 1024,
                r["comm_match"].get<bool>() ? "= model" : "differs",
                r["pass"].get<bool>() ? "PASS" : "FAIL");
@@ -283,7 +275,7 @@ int drive(const VerifyOptions& o) {
     fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
                fmt::join(skipped, ", "));
   }
-  require_memory(shape, jobs);
+  require_room(o, shape, jobs);
   const SeriesResult series = run_series(
       jobs, [&](const Job& job, const std::string& json) { return child_arguments(o, job, json); },
       o.timeout);
@@ -299,6 +291,7 @@ int drive(const VerifyOptions& o) {
     std::ofstream(o.json) << nlohmann::json{{"runs", series.runs}}.dump(2) << "\n";
   }
   if (series.usage_error) return kExitUsage;
+  if (series.timed_out) return kTimedOut;
   return pass ? 0 : kExitFailed;
 }
 
@@ -325,7 +318,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "so ranks may share a GPU), or auto (nccl when every rank has its own GPU)")
       ->capture_default_str();
   cmd->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of inputs and weights")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of inputs and weights")
+      ->check(seed_check())
+      ->capture_default_str();
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
   cmd->add_flag("--check-finite", o->check_finite,
@@ -342,7 +337,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? verify_in_world(*o) : drive(*o); });
 }
