@@ -13,7 +13,9 @@
 #include "hostfile.hpp"
 #include "job_result.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "process_resources.hpp"
 #include "rank_hosts.hpp"
 #include "rank_output.hpp"
@@ -32,6 +34,7 @@ struct CommOptions {
   std::optional<std::string> json;
   int timeout = 900;
   std::string hosts;
+  bool allow_many_ranks = false;
 };
 
 // Messages of at least this size are the ones the overhead goal speaks of.
@@ -202,7 +205,16 @@ int drive_comm(const CommOptions& o) {
   validate(o);
   if (o.json) require_writable_file(*o.json, "--json");
   std::vector<Job> jobs;
-  for (int np : o.np) jobs.push_back({"collectives", np});
+  LaunchRequest request{{},
+                        o.allow_many_ranks,
+                        "the input and output buffers of the largest message",
+                        "a smaller --max-bytes"};
+  for (int np : o.np) {
+    jobs.push_back({"collectives", np});
+    request.jobs.push_back(
+        {"bench comm", np, bench::collective_bench_bytes_per_rank(config_of(o), np)});
+  }
+  preflight(request);
   const LaunchSettings launch =
       launch_settings(o.timeout, o.hosts, *std::max_element(o.np.begin(), o.np.end()));
   const SeriesResult series = run_series(
@@ -228,10 +240,14 @@ int drive_comm(const CommOptions& o) {
         }
       });
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
+  if (series.runs.empty()) {
+    if (series.usage_error) return kExitUsage;
+    return series.timed_out ? kTimedOut : kExitFailed;
+  }
   print_summary(series.runs);
   const bool all_exact = exact(series.runs);
   if (!all_exact) fmt::print("\nFAILED: some results differ from the exact sums (#wrong)\n");
+  if (series.timed_out) return kTimedOut;
   return series.failures.empty() && all_exact ? 0 : kExitFailed;
 }
 
@@ -261,8 +277,10 @@ void add_bench_comm_command(CLI::App& bench, int& exit_code) {
                   "write the rows as JSON, job by job as they finish (a new or plain file in a "
                   "folder of your own)");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
   add_hosts_option(*cmd, o->hosts);
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? comm_in_world(*o) : drive_comm(*o); });
 }

@@ -10,10 +10,13 @@
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "harness.hpp"
 #include "hostfile.hpp"
 #include "job_result.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
 #include "rank_hosts.hpp"
@@ -40,6 +43,7 @@ struct ScalingOptions {
   std::optional<std::string> json;
   int timeout = 600;
   std::string hosts;
+  bool allow_many_ranks = false;
 };
 
 /// The global shape of a run. Strong scaling keeps the shape; weak scaling keeps each rank's
@@ -223,7 +227,7 @@ std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& ski
     for (const auto& mode : modes_of(o.mode)) {
       for (int np : o.np) {
         const BlockShape shape = shape_for(base, mode, np);
-        if (const std::string why = scheme->why_not(np, shape); !why.empty()) {
+        if (const std::string why = scheme->refusal(np, shape); !why.empty()) {
           skipped.push_back(
               fmt::format("{} {} np={} ({}): {}", name, mode, np, to_string(shape), why));
           continue;
@@ -341,12 +345,24 @@ int drive_scaling(const ScalingOptions& o) {
   for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
   std::map<std::string, Planned> by_label;
   std::vector<Job> jobs;
+  LaunchRequest request{{},
+                        o.allow_many_ranks,
+                        "every rank draws the global inputs in f64, then keeps its shards, their "
+                        "gradients and its activations",
+                        "a smaller --shape"};
   for (const auto& p : planned) {
     const std::string label =
         fmt::format("{} {} scaling, {}", p.scheme, p.mode, to_string(p.shape));
     by_label[label + std::to_string(p.np)] = p;
     jobs.push_back({label, p.np});
+    // The reference, when timed, runs on rank 0 of the first job of each scheme and mode.
+    const double reference = o.reference ? verify::verify_bytes_per_rank(p.shape) : 0.0;
+    request.jobs.push_back({label, p.np,
+                            bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape), p.np,
+                                                       o.compare_overlap ? 2 : 1) +
+                                reference});
   }
+  preflight(request);
   int most_ranks = 0;
   for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);
   const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
@@ -388,8 +404,12 @@ int drive_scaling(const ScalingOptions& o) {
         if (o.json) write_file_safely(*o.json, document(so_far).dump(2) + "\n", "--json");
       });
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (series.runs.empty()) return series.usage_error ? kExitUsage : kExitFailed;
+  if (series.runs.empty()) {
+    if (series.usage_error) return kExitUsage;
+    return series.timed_out ? kTimedOut : kExitFailed;
+  }
   print_table(document(series)["runs"], o.reference);
+  if (series.timed_out) return kTimedOut;
   return series.failures.empty() ? 0 : kExitFailed;
 }
 
@@ -424,8 +444,10 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
                  "write the runs as JSON, job by job as they finish (a new or plain file in a "
                  "folder of your own)");
   cmd.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
   add_hosts_option(cmd, o.hosts);
+  add_allow_many_ranks_flag(cmd, o.allow_many_ranks);
 }
 
 }  // namespace

@@ -1,9 +1,16 @@
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "commands.hpp"
+#include "core/error.hpp"
+#include "harness.hpp"
+#include "launch_preflight.hpp"
 #include "npy.hpp"
+#include "option_checks.hpp"
 #include "problem.hpp"
 #include "safe_output.hpp"
 
@@ -19,6 +26,11 @@ struct DumpOptions {
 int run_dump(const DumpOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
   require_output_folder(o.out, "--out");
+  require_available_memory(verify::verify_bytes_per_rank(shape),
+                           fmt::format("dump at {} (the whole problem and the reference's answer "
+                                       "in f64)",
+                                       to_string(shape)),
+                           "a smaller --shape");
   const verify::HostArrays inputs =
       verify::make_inputs(shape, o.seed, Workload::block, verify::Values::real);
   const verify::HostArrays outputs = verify::reference_outputs(shape, inputs, Workload::block);
@@ -40,7 +52,9 @@ void add_dump_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "dump", "Write the reference block's inputs, parameters, outputs and gradients as .npy");
   cmd->add_option("--shape", options->shape, "b,s,h,heads")->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "seed of the inputs")
+      ->check(seed_check())
+      ->capture_default_str();
   cmd->add_option("--out", options->out,
                   "folder to write (made if missing; its parent must exist, and the folder be "
                   "your own)")

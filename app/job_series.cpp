@@ -71,6 +71,7 @@ SeriesResult run_series(
     std::fflush(stdout);
     const JobEnd end = run_under_mpiexec(job.np, args, launch);
     result.usage_error = result.usage_error || end.code == kExitUsage;
+    result.timed_out = result.timed_out || end.code == kTimedOut;
     const JobResult written = folder.read(name);
     if (written.state == JobResult::State::accepted) {
       for (const auto& r : written.document.value(key, nlohmann::json::array())) {

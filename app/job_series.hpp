@@ -52,6 +52,7 @@ struct SeriesResult {
   std::size_t planned = 0;                        ///< jobs in the series
   std::size_t finished = 0;                       ///< jobs that have ended so far
   bool usage_error = false;                       ///< some job refused its input (exit 2)
+  bool timed_out = false;                         ///< some job ran past the timeout (exit 124)
 
   /// Whether every job has ended.
   bool complete() const { return finished == planned; }

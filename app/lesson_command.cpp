@@ -11,10 +11,12 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "launch_preflight.hpp"
 #include "lesson_catalog.hpp"
 #include "lesson_check.hpp"
 #include "lesson_grade.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -32,6 +34,7 @@ struct LessonOptions {
   std::vector<int> np;
   std::optional<std::string> json;
   int timeout = 120;
+  bool allow_many_ranks = false;
 };
 
 std::vector<LessonInfo> lessons() {
@@ -112,6 +115,13 @@ int reset(const LessonOptions& o) {
 int check(const LessonOptions& o) {
   const std::vector<LessonInfo> all = lessons();
   const LessonInfo& l = find_lesson(all, o.number);
+  const std::vector<int> world_sizes = o.np.empty() ? l.world_sizes : o.np;
+  LaunchRequest request{{}, o.allow_many_ranks, "a lesson's tensors are a few KiB", "fewer ranks"};
+  for (int np : world_sizes) {
+    if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
+    request.jobs.push_back({fmt::format("lesson {:02d}", l.number), np, 0.0});
+  }
+  preflight(request);
   ProgressFile progress = progress_file();
   const auto record = [&](Progress p) {
     if (!o.solution) progress.set_progress(l.number, p);
@@ -196,7 +206,9 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
   check_cmd->add_flag("--solution", o->solution, "check the library's own implementation");
   check_cmd->add_option("--np", o->np, "world sizes (default: the lesson's own)")->delimiter(',');
   check_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
+      ->check(timeout_check())
       ->capture_default_str();
+  add_allow_many_ranks_flag(*check_cmd, o->allow_many_ranks);
   check_cmd->callback([o, &exit_code] { exit_code = check(*o); });
   CLI::App* hint_cmd = cmd->add_subcommand("hint", "the next hint (--all: every hint)");
   number(hint_cmd);

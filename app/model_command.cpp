@@ -10,7 +10,9 @@
 #include "core/error.hpp"
 #include "flops.hpp"
 #include "hardware.hpp"
+#include "launch_preflight.hpp"
 #include "model_options.hpp"
+#include "option_checks.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
 
@@ -344,7 +346,9 @@ void add_model_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--repeats", o->repeats, "with --compare: timed steps")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
   cmd->callback([o, &exit_code] {
     if (o->calibrate && o->compare) {
       throw UsageError(

@@ -10,10 +10,12 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "model_options.hpp"
 #include "mpi_launch.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
+#include "step_timer.hpp"
 
 namespace tplab::app {
 namespace {
@@ -67,6 +69,10 @@ int calibrate_in_world(const ModelOptions& o) {
 int run_calibration(const ModelOptions& o) {
   if (launched_by_mpi()) return calibrate_in_world(o);
   require_writable_file(o.profile_out, "--profile-out");
+  preflight({{{"model --calibrate", kCalibrationRanks, model::calibration_bytes_per_rank()}},
+             o.allow_many_ranks,
+             "the matrices of the product and the largest message",
+             "free memory by ending other programs"});
   fmt::print("calibrating: mpiexec -n {} tplab model --calibrate (a few seconds)\n",
              kCalibrationRanks);
   std::fflush(stdout);
@@ -96,6 +102,11 @@ int run_comparison(const ModelOptions& o) {
 
   std::vector<Job> jobs;
   std::vector<model::Projection> predictions;
+  LaunchRequest request{{},
+                        o.allow_many_ranks,
+                        "every rank draws the global inputs in f64, then keeps its shards, their "
+                        "gradients and its activations",
+                        "a smaller --shape"};
   for (const auto& name : o.chosen_schemes()) {
     const auto scheme = make_scheme(name, o.scheme_options());
     for (int np : o.np) {
@@ -103,6 +114,14 @@ int run_comparison(const ModelOptions& o) {
       if (!scheme->why_not(np, shape).empty()) continue;
       predictions.push_back(model::project(name, o.scheme_options(), np, shape, hw));
       jobs.push_back({name, np});
+      bench::StepConfig step;
+      step.scheme = name;
+      step.options = o.scheme_options();
+      step.shape = shape;
+      step.dtype = DType::f32;
+      // bench step compares overlap off and on: two modules
+      request.jobs.push_back(
+          {fmt::format("bench step {}", name), np, bench::step_bytes_per_rank(step, np, 2)});
     }
   }
   if (jobs.empty()) {
@@ -110,6 +129,7 @@ int run_comparison(const ModelOptions& o) {
                                  fmt::join(o.np, ", ")));
   }
   if (o.json) require_writable_file(*o.json, "--json");
+  preflight(request);
   const SeriesResult series = run_series(
       jobs,
       [&](const Job& job, const std::string& json) {
@@ -125,7 +145,10 @@ int run_comparison(const ModelOptions& o) {
       },
       LaunchSettings{o.timeout, {}});
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (series.runs.size() != jobs.size()) return series.usage_error ? kExitUsage : kExitFailed;
+  if (series.runs.size() != jobs.size()) {
+    if (series.usage_error) return kExitUsage;
+    return series.timed_out ? kTimedOut : kExitFailed;
+  }
 
   fmt::print("\nmodel against bench step, {}, f32, profile '{}': {}\n", to_string(shape), hw.name,
              hw.description);

@@ -44,6 +44,8 @@ struct ModelOptions {
   int repeats = 5;
   /// Seconds before a launched job is ended.
   int timeout = 600;
+  /// Launch jobs of more ranks than rank_limit() (--compare).
+  bool allow_many_ranks = false;
 
   /// The schemes asked for, each a known name; throws UsageError naming the known ones.
   std::vector<std::string> chosen_schemes() const;

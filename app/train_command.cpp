@@ -2,6 +2,7 @@
 /// tplab train: the tiny GPT trained on one scheme beside the single-device reference.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,8 +15,10 @@
 #include "job_folder.hpp"
 #include "job_result.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "loss_tolerance.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "rank_hosts.hpp"
 #include "rank_output.hpp"
 #include "safe_output.hpp"
@@ -44,6 +47,7 @@ struct TrainOptions {
   std::optional<std::string> json;
   int timeout = 300;
   std::string hosts;
+  bool allow_many_ranks = false;
 };
 
 /// The smallest world that splits every part of the model: 1D (and 1D with sequence
@@ -103,6 +107,36 @@ nlohmann::json to_json(const train::TrainResult& r) {
           {"steps", steps}};
 }
 
+/// The verdict's line. A loss that turns NaN or Inf is named with the step and the side where
+/// it first did: both sides at once is a diverging training (the learning rate), the parallel
+/// model alone a bug in it.
+std::string verdict(const train::TrainResult& r) {
+  if (r.pass) return "PASS: the loss curve agrees with the reference at every step";
+  for (const train::StepRecord& s : r.steps) {
+    const bool parallel = !std::isfinite(s.loss), reference = !std::isfinite(s.reference_loss);
+    if (parallel && reference) {
+      return fmt::format(
+          "FAIL: the loss is {} from step {} on, in the parallel model and in the reference "
+          "alike: the training diverged (SGD with --lr {} overflows the parameters; the default "
+          "is {}), which says nothing about the parallel code",
+          s.loss, s.step, r.config.learning_rate, train::TrainConfig{}.learning_rate);
+    }
+    if (parallel) {
+      return fmt::format(
+          "FAIL: the parallel model's loss is {} at step {}, where the reference's is {:.6f}: "
+          "the parallel model made a NaN or Inf the reference did not",
+          s.loss, s.step, s.reference_loss);
+    }
+    if (reference) {
+      return fmt::format(
+          "FAIL: the reference's loss is {} at step {}, where the parallel model's is {:.6f}: "
+          "the training diverged in f64 first (try a smaller --lr)",
+          s.reference_loss, s.step, s.loss);
+    }
+  }
+  return "FAIL: the loss curve or the replicas disagree (see above)";
+}
+
 void print_result(const train::TrainResult& r) {
   const auto& first = r.steps.front();
   const auto& last = r.steps.back();
@@ -129,8 +163,7 @@ void print_result(const train::TrainResult& r) {
   }
   fmt::print("hashes: loss curve {:016x}, final parameters {:016x}\n", r.loss_hash,
              r.parameter_hash);
-  fmt::print("{}\n", r.pass ? "PASS: the loss curve agrees with the reference at every step"
-                            : "FAIL: the loss curve or the replicas disagree (see above)");
+  fmt::print("{}\n", verdict(r));
 }
 
 // ---- inside mpiexec ---------------------------------------------------------------------------
@@ -195,7 +228,13 @@ int train_in_world(const TrainOptions& o) {
 int drive(const TrainOptions& o) {
   const int np = o.np != 0 ? o.np : default_world_size(o.scheme);
   if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
-  train::validate_training(np, make_config(o));
+  const train::TrainConfig config = make_config(o);
+  train::validate_training(np, config);
+  preflight({{{fmt::format("train {} on {}", o.scheme, gpt::to_string(config.shape)), np,
+               train::training_bytes_per_rank(config)}},
+             o.allow_many_ranks,
+             "every rank trains the reference in f64 beside its shards",
+             "a smaller --shape, --vocab or --layers"});
   std::vector<std::string> args = {"train",
                                    "--scheme",
                                    o.scheme,
@@ -255,7 +294,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--vocab", o->vocab, "vocabulary size V")->capture_default_str();
   cmd->add_option("--layers", o->layers, "number of blocks L")->capture_default_str();
   cmd->add_option("--lr", o->lr, "SGD learning rate")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the parameters and the data")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the parameters and the data")
+      ->check(seed_check())
+      ->capture_default_str();
   cmd->add_option("--depth", o->depth,
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_flag("--regather", o->regather, "3D blocks: gather X~ and W~ again in backward");
@@ -263,8 +304,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
                   "write every step and the verdict as JSON (a new or plain file in a folder of "
                   "your own)");
   cmd->add_option("--timeout", o->timeout, "seconds before the launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
   add_hosts_option(*cmd, o->hosts);
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? train_in_world(*o) : drive(*o); });
 }

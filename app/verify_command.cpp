@@ -13,8 +13,10 @@
 #include "hostfile.hpp"
 #include "job_result.hpp"
 #include "job_series.hpp"
+#include "launch_preflight.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "rank_hosts.hpp"
 #include "rank_output.hpp"
 #include "report.hpp"
@@ -45,6 +47,7 @@ struct VerifyOptions {
   std::string overlap = "off";
   int timeout = 300;
   std::string hosts;
+  bool allow_many_ranks = false;
 
   SchemeOptions scheme_options() const { return {depth, regather, overlap == "on"}; }
 };
@@ -180,31 +183,18 @@ int verify_in_world(const VerifyOptions& o) {
 
 // ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
 
-/// MemAvailable of /proc/meminfo in bytes, or 0 when unknown.
-double available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
+/// Refuses, before launching anything, a job of too many ranks or one that would not fit in
+/// memory.
+void require_room(const VerifyOptions& o, const BlockShape& shape, const std::vector<Job>& jobs) {
+  LaunchRequest request{{},
+                        o.allow_many_ranks,
+                        "every rank holds the whole problem and the reference's answer in f64",
+                        "a smaller --shape"};
+  for (const Job& j : jobs) {
+    request.jobs.push_back({fmt::format("verify {} at {}", j.label, to_string(shape)), j.np,
+                            verify::verify_bytes_per_rank(shape)});
   }
-  return 0;
-}
-
-/// Refuses, before launching anything, a shape whose largest job would not fit in memory.
-void require_memory(const BlockShape& shape, const std::vector<Job>& jobs) {
-  int ranks = 0;
-  for (const Job& j : jobs) ranks = std::max(ranks, j.np);
-  const double needed = verify::verify_bytes_per_rank(shape) * ranks;
-  const double available = available_memory();
-  if (available > 0 && needed > available) {
-    throw UsageError(fmt::format(
-        "verify at {} on {} ranks needs about {:.1f} GiB here (every rank holds the whole "
-        "problem and the reference's answer in f64), but {:.1f} GiB are available; use a "
-        "smaller --shape or fewer ranks",
-        to_string(shape), ranks, needed / 0x1p30, available / 0x1p30));
-  }
+  preflight(request);
 }
 
 std::vector<std::string> child_arguments(const VerifyOptions& o, const Job& job,
@@ -243,21 +233,23 @@ void print_summary(const nlohmann::json& runs, const std::vector<JobFailure>& fa
              "kept KiB", "comm", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
+    bool nonfinite = false;
     for (const auto& t : r["tensors"]) {
       const auto value = [&](const char* key) {
         return t[key].is_number() ? t[key].get<double>() : INFINITY;
       };
       used = std::max(used, value("tolerance_used"));
+      nonfinite = nonfinite || t["nonfinite"].get<std::int64_t>() > 0;
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print(
-        "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>8.0f}% {:>10.2e} {:>10.1f} {:>8}  {}\n",
-        r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
-        r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
-        r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(),
-        std::min(used * 100, 99999.0), rel, r["saved_bytes"].get<double>() / 1024,
-        r["comm_match"].get<bool>() ? "= model" : "differs",
-        r["pass"].get<bool>() ? "PASS" : "FAIL");
+    fmt::print("  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}  {}\n",
+               r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
+               r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
+               r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(),
+               verify::tolerance_used_text(used, nonfinite), rel,
+               r["saved_bytes"].get<double>() / 1024,
+               r["comm_match"].get<bool>() ? "= model" : "differs",
+               r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
   for (const auto& f : failures) fmt::print("  {}\n", f.describe());
 }
@@ -298,7 +290,7 @@ int drive(const VerifyOptions& o) {
                fmt::join(skipped, ", "));
   }
   if (o.json) require_writable_file(*o.json, "--json");
-  require_memory(shape, jobs);
+  require_room(o, shape, jobs);
   int most_ranks = 0;
   for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);
   const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
@@ -341,6 +333,7 @@ int drive(const VerifyOptions& o) {
                                  missing, ended == 1 ? "a job" : fmt::format("{} jobs", ended)));
   }
   if (series.usage_error) return kExitUsage;
+  if (series.timed_out) return kTimedOut;
   return pass ? 0 : kExitFailed;
 }
 
@@ -367,7 +360,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "so ranks may share a GPU), or auto (nccl when every rank has its own GPU)")
       ->capture_default_str();
   cmd->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of inputs and weights")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of inputs and weights")
+      ->check(seed_check())
+      ->capture_default_str();
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
   cmd->add_flag("--check-finite", o->check_finite,
@@ -386,8 +381,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "write the results as JSON, job by job as they finish (checked before anything "
                   "runs: a new or plain file in a folder of your own)");
   cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
       ->capture_default_str();
   add_hosts_option(*cmd, o->hosts);
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
   cmd->callback(
       [o, &exit_code] { exit_code = launched_by_mpi() ? verify_in_world(*o) : drive(*o); });
 }

@@ -163,6 +163,17 @@ std::int64_t element_count_for(Collective collective, std::int64_t bytes, DType 
   return std::max<std::int64_t>(ranks, n / ranks * ranks);
 }
 
+double collective_bench_bytes_per_rank(const CollectiveBenchConfig& config, int ranks) {
+  double largest = 0;
+  for (const auto& name : config.collectives) {
+    const CollectiveCase& c = find_collective_case(name);
+    const std::int64_t n = element_count_for(c.collective, config.max_bytes, config.dtype, ranks);
+    largest =
+        std::max(largest, static_cast<double>(c.input_count(n, ranks) + c.output_count(n, ranks)));
+  }
+  return largest * static_cast<double>(dtype_size(config.dtype));
+}
+
 std::vector<CollectiveRow> run_collective_bench(
     MpiComm& comm, Device& device, const CollectiveBenchConfig& config,
     const std::function<void(const CollectiveRow&)>& on_row) {

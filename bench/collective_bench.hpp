@@ -66,6 +66,11 @@ std::vector<std::int64_t> message_sizes(std::int64_t min_bytes, std::int64_t max
 /// scatters a multiple of the rank count (at least one per rank), as nccl-tests rounds.
 std::int64_t element_count_for(Collective collective, std::int64_t bytes, DType dtype, int ranks);
 
+/// Bytes one of `ranks` ranks allocates for `config`: one collective at a time holds its input
+/// and output buffers at the largest size, each at most the logical size N (max_bytes) and
+/// all_gather's and reduce_scatter's rounded up to whole elements per rank.
+double collective_bench_bytes_per_rank(const CollectiveBenchConfig& config, int ranks);
+
 /// Runs every collective of `config` at every size on `comm`, calling `on_row` on every rank
 /// as each row is done (rank 0 prints it: the table is the sweep's progress). Collective over
 /// `comm`.

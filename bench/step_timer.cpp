@@ -9,6 +9,7 @@
 #include "harness.hpp"
 #include "problem.hpp"
 #include "process_resources.hpp"
+#include "rank_cost.hpp"
 #include "reference_bridge.hpp"
 
 namespace tplab::bench {
@@ -82,6 +83,19 @@ Spread time_reference(const StepConfig& config, const verify::HostArrays& inputs
 }
 
 }  // namespace
+
+double step_bytes_per_rank(const StepConfig& config, int world_size, int modules) {
+  const BlockShape& s = config.shape;
+  const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
+  // x and dy [m, h], 12 h^2 weights and 13 h biases and LayerNorm parameters
+  const double inputs = 8.0 * (2.0 * m * h + 12.0 * h * h + 13.0 * h);
+  const model::RankCost cost =
+      model::rank_cost(config.scheme, config.options, world_size, s, Workload::block);
+  const double module = static_cast<double>(dtype_size(config.dtype)) *
+                        (3.0 * static_cast<double>(cost.parameter_elements) +
+                         2.0 * static_cast<double>(cost.activation_elements));
+  return inputs + modules * module;
+}
 
 Spread spread_of(std::vector<double> samples) {
   check(!samples.empty(), "no samples");

@@ -81,6 +81,13 @@ struct StepTiming {
   double cpu_share = 0;
 };
 
+/// Bytes one rank of a timed step needs, about: the global inputs in f64 while it cuts its
+/// shards, then, for each of `modules` modules (2 when overlap off and on are compared), its
+/// parameters, their gradients and one more copy (3 x the cost model's parameter elements)
+/// and twice what it keeps from forward for backward (its activation elements), in the step's
+/// dtype. A rank that also times the reference needs verify_bytes_per_rank more.
+double step_bytes_per_rank(const StepConfig& config, int world_size, int modules);
+
 /// Runs warm-up steps, then `repeats` timed steps. Collective over `world`.
 StepTiming time_step(Comm& world, Device& device, const StepConfig& config);
 

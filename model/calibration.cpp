@@ -69,6 +69,11 @@ std::string today() {
 
 }  // namespace
 
+double calibration_bytes_per_rank() {
+  const double n = static_cast<double>(kMatmulSize), large = static_cast<double>(kLarge);
+  return 4.0 * (3.0 * n * n + 2.0 * large);
+}
+
 Calibration calibrate(Comm& world, Device& device) {
   const int p = world.size();
   check(p >= 2, "calibrating the collectives needs at least 2 ranks");

@@ -36,6 +36,10 @@ struct Calibration {
 /// A time is the median over repeats of the slowest rank's. Collective over `world`.
 Calibration calibrate(Comm& world, Device& device);
 
+/// Bytes one rank of a calibration allocates: three [n, n] f32 matrices for the product, and
+/// a collective's input and output of up to `large` f32 elements.
+double calibration_bytes_per_rank();
+
 /// The `local` profile from a calibration: one node of `world`'s ranks, f32, the measured
 /// rates per collective (the link's own rates are all-reduce's), and for every number its
 /// source: what was measured, how, and when.

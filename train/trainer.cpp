@@ -137,6 +137,18 @@ void validate_training(int world_size, const TrainConfig& config) {
   gpt::validate_gpt(*scheme, *layout, world_size, config.shape);
 }
 
+double training_bytes_per_rank(const TrainConfig& config) {
+  const gpt::GptShape& shape = config.shape;
+  const double m = static_cast<double>(shape.block.tokens()),
+               h = static_cast<double>(shape.block.h), v = static_cast<double>(shape.vocab),
+               layers = static_cast<double>(shape.layers);
+  // the embedding and the head with their gradients (4 V h), the logits, probabilities and
+  // their gradient (3 m V), in f64
+  const double vocabulary = 8.0 * (4.0 * v * h + 3.0 * m * v);
+  const double reference = layers * verify::verify_bytes_per_rank(shape.block) + vocabulary;
+  return 2.0 * reference;
+}
+
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
                          const std::function<void(const StepRecord&)>& on_step) {
   // Decide everything that can fail before the first collective, on every rank alike.

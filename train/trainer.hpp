@@ -56,6 +56,11 @@ struct TrainResult {
 /// positive learning rate, dtype f64 or f32).
 void validate_training(int world_size, const TrainConfig& config);
 
+/// Bytes one rank of a training run needs, about: every rank trains the reference in f64
+/// beside its shards of the parallel model (at most as large again): per block what verify's
+/// rank holds (verify_bytes_per_rank), and the embedding, LM head, logits and their gradients.
+double training_bytes_per_rank(const TrainConfig& config);
+
 /// Trains the GPT on `world` for config.steps steps and the reference beside it; calls
 /// `on_step` with each step's record as soon as it is known (on every rank). Collective over
 /// `world`.

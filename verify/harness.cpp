@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -142,7 +143,11 @@ std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCh
           all.data_as<double>() + (static_cast<std::size_t>(r) * shards.size() + t) * kCheckFields,
           kCheckFields);
     };
-    for (int r = 0; r < world.size(); ++r) merge(merged, packed_of(r));
+    const std::vector<BlockRange>& blocks = shards[t].placement->blocks;
+    for (int r = 0; r < world.size(); ++r) {
+      const auto mine = blocks.begin() + r;
+      merge(merged, packed_of(r), std::find(blocks.begin(), mine, *mine) == mine);
+    }
     compare_replicas(merged, *shards[t].placement, packed_of);
     if (!merged.replicas_differ.empty()) {  // known alike on every rank: all take part
       merged.replica_difference = replica_difference(world, shards[t].got, *shards[t].placement,

@@ -49,8 +49,15 @@ void print_comm_check(const RunResult& run, std::FILE* out) {
 
 }  // namespace
 
+std::string tolerance_used_text(double share, bool nonfinite) {
+  if (nonfinite) return "NaN/Inf";
+  if (!std::isfinite(share)) return "inf";
+  if (share * 100 < 1e4) return fmt::format("{:.0f}%", share * 100);
+  return fmt::format("{:.1e}%", share * 100);
+}
+
 void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out) {
-  fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>7} {:>5}  {}\n", "tensor", "shape",
+  fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>8} {:>5}  {}\n", "tensor", "shape",
              "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
   for (const TensorCheck& t : tensors) {
     std::string verdict = t.pass ? "ok" : "FAIL";
@@ -67,9 +74,10 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
     // Where no L2 bound applies (a zero gradient), rel_l2 compares noise with noise: not shown.
     const std::string rel_l2 =
         std::isfinite(t.max_rel_l2) ? fmt::format("{:.2e}", t.rel_l2) : std::string("-");
-    fmt::print(out, "  {:<11} {:<11} {:>10.2e} {:>10} {:>9.1e} {:>8.0e} {:>6.0f}% {:>5}  {}\n",
-               t.name, to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
-               std::min(t.share * 100.0, 99999.0), fmt::format("x{}", t.replicas), verdict);
+    fmt::print(out, "  {:<11} {:<11} {:>10.2e} {:>10} {:>9.1e} {:>8.0e} {:>8} {:>5}  {}\n", t.name,
+               to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
+               tolerance_used_text(t.share, t.nonfinite > 0), fmt::format("x{}", t.replicas),
+               verdict);
   }
   for (const TensorCheck& t : tensors) {
     if (const ZeroGradient* z = zero_gradient(t.name);

@@ -9,6 +9,11 @@
 
 namespace tplab::verify {
 
+/// The share of the tolerance a tensor used, as the tables print it: "3%", "240%", "2.3e+05%"
+/// from 10000% on, "NaN/Inf" when it holds one (no share of a tolerance describes that), and
+/// "inf" when its tolerance is 0 (exact mode) and its error is not.
+std::string tolerance_used_text(double share, bool nonfinite);
+
 /// One row per tensor (name, shape, max_abs, rel_l2, atol, rtol, share of the tolerance used,
 /// replicas, verdict with the worst element when it fails), and notes on zero gradients.
 void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out);

@@ -83,10 +83,12 @@ std::uint64_t packed_hash(std::span<const double> p) {
   return (static_cast<std::uint64_t>(p[9]) << 32) | static_cast<std::uint64_t>(p[10]);
 }
 
-void merge(TensorCheck& c, std::span<const double> p) {
+void merge(TensorCheck& c, std::span<const double> p, bool first_holder) {
   c.max_abs = std::max(c.max_abs, p[0]);
-  c.sum_sq_diff += p[1];
-  c.sum_sq_ref += p[2];
+  if (first_holder) {
+    c.sum_sq_diff += p[1];
+    c.sum_sq_ref += p[2];
+  }
   if (p[3] > c.share) {
     c.share = p[3];
     c.worst_index = static_cast<std::int64_t>(p[4]);
@@ -98,7 +100,7 @@ void merge(TensorCheck& c, std::span<const double> p) {
   if (other_nonfinite > 0 && (c.first_nonfinite < 0 || other_first < c.first_nonfinite)) {
     c.first_nonfinite = other_first;
   }
-  c.nonfinite += other_nonfinite;
+  if (first_holder) c.nonfinite += other_nonfinite;
 }
 
 void finish(TensorCheck& c) {
@@ -109,6 +111,7 @@ void finish(TensorCheck& c) {
     l2_share = c.max_rel_l2 > 0 ? c.rel_l2 / c.max_rel_l2 : (c.rel_l2 > 0 ? INFINITY : 0.0);
   }
   c.share = std::max(c.share, l2_share);
+  if (c.nonfinite > 0) c.share = INFINITY;  // no tolerance holds a NaN or an Inf
   c.pass = c.nonfinite == 0 && c.share <= 1.0 && c.replicas_differ.empty();
 }
 

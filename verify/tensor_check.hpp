@@ -26,8 +26,9 @@ struct TensorCheck {
   ///@{
   double atol = 0, rtol = 0;
   ///@}
-  double max_rel_l2 = 0;          ///< infinite where no L2 bound applies (a zero gradient)
-  double share = 0;               ///< largest share of the tolerance any element or the L2 used
+  double max_rel_l2 = 0;  ///< infinite where no L2 bound applies (a zero gradient)
+  /// Largest share of the tolerance any element or the L2 used; infinite with a NaN or Inf.
+  double share = 0;
   std::int64_t worst_index = -1;  ///< global row-major index of the element with that share
   /// The computed and the reference value of the worst element.
   ///@{
@@ -66,8 +67,11 @@ double rms(const std::vector<double>& values);
 inline constexpr std::size_t kCheckFields = 11;
 /// The fields of `c` another rank needs to merge it, as doubles.
 std::array<double, kCheckFields> pack(const TensorCheck& c);
-/// Folds another rank's packed check into `c`.
-void merge(TensorCheck& c, std::span<const double> packed);
+/// Folds another rank's packed check into `c`. The largest error, share and the first NaN or
+/// Inf are taken over every rank; the sums behind rel_l2 and the count of NaN or Inf only from
+/// `first_holder`s, the first rank that holds each block, so that a block replicated on k
+/// ranks counts once, not k times.
+void merge(TensorCheck& c, std::span<const double> packed, bool first_holder);
 /// The hash a packed check carries.
 std::uint64_t packed_hash(std::span<const double> packed);
 /// Sets rel_l2, share and pass from the merged sums (and the replica comparison).

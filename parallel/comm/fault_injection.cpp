@@ -88,13 +88,33 @@ std::string where(long index, Collective collective, const std::string& group) {
 
 }  // namespace
 
-void arm_fault_injection(int world_rank) {
+void arm_fault_injection(int world_rank, int world_size) {
   plan.reset();
   issued = 0;
   const char* text = std::getenv("TPLAB_INJECT_FAULT");
   if (text == nullptr || *text == '\0') return;
   const Plan p = parse(text);
   if (p.rank == world_rank) plan = p;
+  if (p.rank >= world_size && world_rank == 0) {
+    fmt::print(stderr,
+               "tplab: TPLAB_INJECT_FAULT names rank {}, but this job has {} rank{} (0-{}): no "
+               "fault is injected in it\n",
+               p.rank, world_size, world_size == 1 ? "" : "s", world_size - 1);
+  }
+}
+
+std::optional<int> planned_fault_rank() {
+  const char* text = std::getenv("TPLAB_INJECT_FAULT");
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  return parse(text).rank;
+}
+
+void report_unfired_fault() {
+  if (!plan || issued > plan->collective) return;
+  fmt::print(stderr,
+             "tplab: TPLAB_INJECT_FAULT planned a fault at collective #{} of rank {}, but that "
+             "rank issued only {} collective{}: the fault never fired\n",
+             plan->collective, plan->rank, issued, issued == 1 ? "" : "s");
 }
 
 long before_collective(Collective collective, const std::string& group) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,18 @@ namespace tplab {
 ///   kind=kill   kills the process with SIGKILL before the transport
 ///   kind=nan    completes, then puts a NaN in the first element of the result, in host or
 ///               device memory (the communicator writes it: Comm::write_nan)
-/// Unset, nothing is injected. A malformed value throws UsageError on every rank alike.
-void arm_fault_injection(int world_rank);
+/// Unset, nothing is injected. A malformed value throws UsageError on every rank alike. When
+/// R is not a rank of this world of `world_size`, rank 0 says that nothing will be injected
+/// here (a series of jobs may hold R in a larger one; its launcher refuses an R none holds).
+void arm_fault_injection(int world_rank, int world_size);
+
+/// The rank TPLAB_INJECT_FAULT names, or nothing when it is unset; throws UsageError when it
+/// is malformed. For launchers, which check the plan before any job starts.
+std::optional<int> planned_fault_rank();
+
+/// On the rank that was to fail: says so on stderr when it issued fewer collectives than the
+/// plan's K, so that a fault that never fired is not taken for one that changed nothing.
+void report_unfired_fault();
 
 /// Called by every collective before its transport starts: fails here if planned. Returns the
 /// collective's number K, which the same collective hands to nan_due (a started collective

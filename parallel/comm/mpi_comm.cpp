@@ -39,10 +39,11 @@ class MpiPending final : public PendingTransport {
 MpiSession::MpiSession() {
   int provided = 0;
   mpi_check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-  int rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   try {
-    arm_fault_injection(rank);
+    arm_fault_injection(rank, size);
   } catch (...) {
     MPI_Finalize();  // every rank refuses alike, so every rank can leave cleanly
     throw;
@@ -50,6 +51,7 @@ MpiSession::MpiSession() {
 }
 
 MpiSession::~MpiSession() {
+  report_unfired_fault();
   MPI_Finalize();
 }
 

@@ -17,6 +17,15 @@ std::string gpt_shape_problem(const GptShape& shape) {
                        shape.vocab);
   }
   if (shape.layers < 1) return fmt::format("{} blocks: a GPT needs at least 1", shape.layers);
+  // The logits [b*s, V], the embedding [V, h] and the blocks' 12 h^2 weights per layer.
+  if (!f64_bytes_fit_int64({shape.block.b, shape.block.s, shape.vocab}) ||
+      !f64_bytes_fit_int64({shape.vocab, shape.block.h}) ||
+      !f64_bytes_fit_int64({shape.layers, 12, shape.block.h, shape.block.h})) {
+    return fmt::format(
+        "its tensors (b*s x V logits, V x h embedding, L x 12 h^2 weights) hold more bytes than a "
+        "64-bit integer counts ({}); use smaller sizes",
+        to_string(shape));
+  }
   return {};
 }
 

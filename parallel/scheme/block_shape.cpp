@@ -52,7 +52,25 @@ std::string shape_problem(const BlockShape& shape) {
   if (shape.h % shape.heads != 0) {
     return fmt::format("hidden size {} is not divisible by {} heads", shape.h, shape.heads);
   }
+  // The largest tensors: the MLP's activations [b*s, 4h], the attention scores [b*heads, s, s]
+  // and W1 [h, 4h]. Their sizes are products of 64-bit integers, which must not wrap around.
+  if (!f64_bytes_fit_int64({shape.b, shape.s, 4, shape.h}) ||
+      !f64_bytes_fit_int64({shape.b, shape.heads, shape.s, shape.s}) ||
+      !f64_bytes_fit_int64({4, shape.h, shape.h})) {
+    return fmt::format(
+        "its tensors (b*s x 4h, b*heads x s x s, h x 4h elements) hold more bytes than a 64-bit "
+        "integer counts ({}), far beyond any machine's memory; use smaller sizes",
+        to_string(shape));
+  }
   return {};
+}
+
+bool f64_bytes_fit_int64(std::initializer_list<std::int64_t> factors) {
+  std::int64_t product = 8;
+  for (std::int64_t f : factors) {
+    if (__builtin_mul_overflow(product, f, &product)) return false;
+  }
+  return true;
 }
 
 std::string gradient_name(std::string_view parameter) {

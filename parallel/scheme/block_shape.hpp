@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -33,8 +34,12 @@ inline constexpr std::int64_t kMinHidden = 4;
 BlockShape parse_block_shape(std::string_view text);
 
 /// Empty for a usable shape; otherwise what is wrong with it (a non-positive size, h below
-/// kMinHidden, or h not divisible by heads).
+/// kMinHidden, h not divisible by heads, or tensors too large to count in 64-bit integers).
 std::string shape_problem(const BlockShape& shape);
+
+/// Whether 8 bytes times the product of `factors` (all positive) fits in std::int64_t: the
+/// byte count of an f64 tensor of that many elements, which tplab computes in 64-bit integers.
+bool f64_bytes_fit_int64(std::initializer_list<std::int64_t> factors);
 
 /// The parameters of a block, in the order reports list them.
 inline constexpr std::array<std::string_view, 16> kBlockParameters = {

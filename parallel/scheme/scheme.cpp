@@ -28,13 +28,17 @@ void Scheme::validate(int world_size, const BlockShape& shape) const {
   if (const std::string problem = shape_problem(shape); !problem.empty()) {
     throw UsageError(fmt::format("shape {}: {}", to_string(shape), problem));
   }
+  if (const std::string why = refusal(world_size, shape); !why.empty()) throw UsageError(why);
+}
+
+std::string Scheme::refusal(int world_size, const BlockShape& shape) const {
   const std::string why = why_not(world_size, shape);
-  if (why.empty()) return;
+  if (why.empty()) return {};
   const std::vector<int> sizes = usable_world_sizes(shape, 64);
   std::string would_work = alternatives(sizes) + " ranks";
   if (sizes.empty()) would_work = "a rank count that no world of up to 64 ranks has";
   if (sizes == std::vector<int>{1}) would_work = "1 rank";
-  throw UsageError(fmt::format("{} {}; got {}", why, would_work, world_size));
+  return fmt::format("{} {}; got {}", why, would_work, world_size);
 }
 
 std::string alternatives(const std::vector<int>& sizes) {

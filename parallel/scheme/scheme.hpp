@@ -40,7 +40,10 @@ class Scheme {
   /// Empty when the scheme can run `shape` on `world_size` ranks; otherwise the rule that is
   /// broken, as a phrase such as "1D with 4 heads needs a rank count that divides 4".
   virtual std::string why_not(int world_size, const BlockShape& shape) const = 0;
-  /// Throws UsageError naming the broken rule and the world sizes that would work.
+  /// Empty when the scheme can run `shape` on `world_size` ranks; otherwise the whole
+  /// sentence: the broken rule, the world sizes that would work and the one given.
+  std::string refusal(int world_size, const BlockShape& shape) const;
+  /// Throws UsageError with refusal() (or the shape's problem, or a world below one rank).
   void validate(int world_size, const BlockShape& shape) const;
   /// The world sizes `./tplab verify` runs this scheme at when none are given.
   virtual std::vector<int> default_world_sizes() const = 0;

@@ -57,19 +57,21 @@ Tensor device_tensor(const Extents& e, DType dtype) {
 /// TPLAB_INJECT_FAULT set and armed for one test; unset and disarmed after it.
 class InjectedFault {
  public:
-  InjectedFault(const char* plan, int world_rank) : world_rank_(world_rank) {
+  InjectedFault(const char* plan, const Comm& world)
+      : world_rank_(world.rank()), world_size_(world.size()) {
     setenv("TPLAB_INJECT_FAULT", plan, 1);
-    arm_fault_injection(world_rank_);
+    arm_fault_injection(world_rank_, world_size_);
   }
   ~InjectedFault() {
     unsetenv("TPLAB_INJECT_FAULT");
-    arm_fault_injection(world_rank_);
+    arm_fault_injection(world_rank_, world_size_);
   }
   InjectedFault(const InjectedFault&) = delete;
   InjectedFault& operator=(const InjectedFault&) = delete;
 
  private:
   int world_rank_;
+  int world_size_;
 };
 
 void write(Tensor& t, const std::function<double(std::int64_t)>& value) {
@@ -224,7 +226,7 @@ TEST_P(DeviceStagedCommTest, SubgroupsStageToo) {
 
 TEST_P(DeviceStagedCommTest, AnInjectedNanReachesDeviceMemory) {
   const int p = world->size(), r = world->rank();
-  const InjectedFault fault("rank=0,collective=1,kind=nan", r);
+  const InjectedFault fault("rank=0,collective=1,kind=nan", *world);
   Tensor before = filled({4}, [](std::int64_t) { return 1.0; });
   Tensor hit = filled({4}, [](std::int64_t) { return 1.0; });
   world->all_reduce(before);  // collective #0: left alone
@@ -237,7 +239,7 @@ TEST_P(DeviceStagedCommTest, AnInjectedNanReachesDeviceMemory) {
 
 TEST_P(DeviceStagedCommTest, AnInjectedNanReachesAStartedCollectivesResult) {
   const int p = world->size(), r = world->rank();
-  const InjectedFault fault("rank=0,collective=0,kind=nan", r);
+  const InjectedFault fault("rank=0,collective=0,kind=nan", *world);
   Tensor shard = filled({2}, [&](std::int64_t) { return static_cast<double>(r); });
   Tensor full = device_tensor({2 * p}, GetParam());
   world->start_all_gather(shard, full).wait();
@@ -249,7 +251,7 @@ TEST_P(DeviceStagedCommTest, AnInjectedNanReachesAStartedCollectivesResult) {
 TEST(DeviceStagedComm, AnInjectedNanReachesHostBf16) {
   auto world = DeviceStagedComm::world(std::make_shared<CommCounters>(),
                                        std::make_shared<CountingStagingCopy>());
-  const InjectedFault fault("rank=0,collective=0,kind=nan", world->rank());
+  const InjectedFault fault("rank=0,collective=0,kind=nan", *world);
   Tensor x = tensor_on(DeviceKind::cpu, {3}, DType::bf16);
   write(x, [](std::int64_t) { return 2.0; });
   world->all_reduce(x);

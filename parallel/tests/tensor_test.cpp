@@ -24,8 +24,8 @@ TEST(BlockShape, ParsesAndRefusesWithMessages) {
   const BlockShape s = parse_block_shape("2,16,64,4");
   EXPECT_EQ(s.tokens(), 32);
   EXPECT_EQ(s.head_dim(), 16);
-  for (const char* bad : {"2,16,64", "2,16,64,4,1", "2,x,64,4", "2,16,-64,4", "0,16,64,4", "2,4,2,1",
-                          "2,16,64,5", "", "2,,64,4", "2.5,16,64,4"}) {
+  for (const char* bad : {"2,16,64", "2,16,64,4,1", "2,x,64,4", "2,16,-64,4", "0,16,64,4",
+                          "2,4,2,1", "2,16,64,5", "", "2,,64,4", "2.5,16,64,4"}) {
     EXPECT_THROW(parse_block_shape(bad), UsageError) << bad;
   }
   try {
@@ -33,6 +33,23 @@ TEST(BlockShape, ParsesAndRefusesWithMessages) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("not divisible by 5 heads"), std::string::npos);
   }
+}
+
+TEST(BlockShape, RefusesShapesWhoseSizesOverflow64BitIntegers) {
+  // b*s wraps around; then s*s of the attention scores; then h*4h of W1, in bytes.
+  for (const char* huge : {"4294967296,4294967296,64,4", "1,4000000000,64,4", "1,1,1073741824,4"}) {
+    try {
+      parse_block_shape(huge);
+      ADD_FAILURE() << huge << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("more bytes than a 64-bit integer counts"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_NO_THROW(parse_block_shape("8,2048,8192,64"));
+  EXPECT_TRUE(f64_bytes_fit_int64({std::int64_t{1} << 30, std::int64_t{1} << 29}));
+  EXPECT_FALSE(f64_bytes_fit_int64({std::int64_t{1} << 30, std::int64_t{1} << 30}));
 }
 
 TEST(BlockShape, GlobalExtentsOfEveryTensor) {

@@ -9,6 +9,7 @@
 #include "faulty_comm.hpp"
 #include "harness.hpp"
 #include "host_array.hpp"
+#include "report.hpp"
 #include "tensor_check.hpp"
 
 namespace tplab::verify {
@@ -64,7 +65,7 @@ TEST(ChecksFail, AWrongElementFailsAndIsLocated) {
     merged.sum_sq_diff = merged.sum_sq_ref = 0;
     merged.max_abs = merged.share = 0;
     merged.worst_index = -1;
-    merge(merged, pack(c));
+    merge(merged, pack(c), true);
     finish(merged);
     return merged;
   }();
@@ -84,6 +85,35 @@ TEST(ChecksFail, NanNeverPasses) {
   EXPECT_FALSE(c.pass);
   EXPECT_EQ(c.nonfinite, 1);
   EXPECT_EQ(c.first_nonfinite, 2);
+}
+
+TEST(ChecksFail, ANanInAReplicatedBlockCountsOnceAndUsesNoShare) {
+  // Every rank holds the whole tensor, with the same NaN: one NaN, not one per replica.
+  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  const HostArray ref{{2, 3}, {1, 2, 3, 4, 5, 6}};
+  const TensorPlacement everywhere = replicated("t", ref.extents, world->size());
+  ShardToCheck shard{"t", &ref, &everywhere, ref.values, tolerance_for(DType::f64, false), 1.0};
+  shard.got[4] = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<TensorCheck> checks = compare_shards(*world, {shard});
+  ASSERT_EQ(checks.size(), 1u);
+  const TensorCheck& c = checks.front();
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.replicas, world->size());
+  EXPECT_EQ(c.nonfinite, 1) << "counted once per block, not once per replica";
+  EXPECT_EQ(c.first_nonfinite, 4);
+  EXPECT_EQ(tolerance_used_text(c.share, c.nonfinite > 0), "NaN/Inf")
+      << "a NaN is not some share of the tolerance (it showed as 0%)";
+  EXPECT_TRUE(std::isinf(c.share));
+  world->barrier();
+}
+
+TEST(ChecksFail, TheShareOfTheToleranceReadsAsANumberAtAnySize) {
+  EXPECT_EQ(tolerance_used_text(0.034, false), "3%");
+  EXPECT_EQ(tolerance_used_text(2.4, false), "240%");
+  EXPECT_EQ(tolerance_used_text(99.994, false), "9999%");
+  // no cap at 99999%, which read like a bug: a large share is written as what it is
+  EXPECT_EQ(tolerance_used_text(2345.0, false), "2.3e+05%");
+  EXPECT_EQ(tolerance_used_text(INFINITY, false), "inf");
 }
 
 TEST(ChecksFail, ExactToleranceRejectsOneUlp) {

@@ -1,0 +1,106 @@
+#include "launch_preflight.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "comm/fault_injection.hpp"
+#include "core/error.hpp"
+#include "process_resources.hpp"
+
+namespace tplab::app {
+namespace {
+
+constexpr int kRanksPerCore = 4;
+constexpr int kLeastRankLimit = 32;
+
+/// "512 MiB", "2.0 GiB": what a person reads at a glance.
+std::string size_text(double bytes) {
+  if (bytes < 0x1p30) return fmt::format("{:.0f} MiB", bytes / 0x1p20);
+  return fmt::format("{:.1f} GiB", bytes / 0x1p30);
+}
+
+double job_bytes(const PlannedJob& job) {
+  return job.ranks * (kRankOverheadBytes + job.tensor_bytes_per_rank);
+}
+
+void require_rank_limit(const LaunchRequest& request) {
+  if (request.allow_many_ranks) return;
+  const int limit = rank_limit();
+  for (const PlannedJob& job : request.jobs) {
+    if (job.ranks <= limit) continue;
+    throw UsageError(fmt::format(
+        "{} on {} ranks: more than this machine's limit of {} ranks per job ({} per core, {} "
+        "cores, and at least {}); so many processes take turns on the cores and each holds "
+        "about {}. Use fewer ranks (--np), or pass --allow-many-ranks to start them anyway",
+        job.label, job.ranks, limit, kRanksPerCore, bench::available_cores(), kLeastRankLimit,
+        size_text(kRankOverheadBytes)));
+  }
+}
+
+void require_memory(const LaunchRequest& request) {
+  const double available = available_memory_bytes();
+  if (available <= 0) return;
+  for (const PlannedJob& job : request.jobs) {
+    const double needed = job_bytes(job);
+    if (needed <= available) continue;
+    throw UsageError(fmt::format(
+        "{} on {} ranks needs about {} here: {} x ({} for the process itself + {} of tensors: "
+        "{}), but {} are available; use fewer ranks or {}",
+        job.label, job.ranks, size_text(needed), job.ranks, size_text(kRankOverheadBytes),
+        size_text(job.tensor_bytes_per_rank), request.tensors, size_text(available),
+        request.smaller));
+  }
+}
+
+/// A fault planned for a rank that no job starts could never fire: refuse it rather than run
+/// every job without it.
+void require_reachable_fault(const LaunchRequest& request) {
+  const std::optional<int> rank = planned_fault_rank();
+  if (!rank) return;
+  int largest = 0;
+  for (const PlannedJob& job : request.jobs) largest = std::max(largest, job.ranks);
+  if (*rank < largest) return;
+  throw UsageError(fmt::format(
+      "TPLAB_INJECT_FAULT names rank {}, but the largest job here has {} rank{} (0-{}), so the "
+      "fault could never fire; name a rank below {}",
+      *rank, largest, largest == 1 ? "" : "s", largest - 1, largest));
+}
+
+}  // namespace
+
+int rank_limit() {
+  return std::max(kLeastRankLimit, kRanksPerCore * bench::available_cores());
+}
+
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  double kib = 0;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+void preflight(const LaunchRequest& request) {
+  require_rank_limit(request);
+  require_memory(request);
+  require_reachable_fault(request);
+}
+
+void require_available_memory(double bytes, const std::string& what, const std::string& smaller) {
+  const double available = available_memory_bytes();
+  if (available <= 0 || bytes <= available) return;
+  throw UsageError(fmt::format("{} needs about {} here, but {} are available; use {}", what,
+                               size_text(bytes), size_text(available), smaller));
+}
+
+void add_allow_many_ranks_flag(CLI::App& command, bool& allow) {
+  command.add_flag(
+      "--allow-many-ranks", allow,
+      fmt::format("start jobs of more than {} ranks (4 per core here, at least 32)", rank_limit()));
+}
+
+}  // namespace tplab::app

@@ -1,0 +1,16 @@
+/// @file
+/// Checks on command-line values that CLI11's own conversions let through without a word.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tplab::app {
+
+/// A seed: a whole number from 0 to 2^64 - 1, written in decimal. CLI11 turns "-1" and every
+/// number past 2^64 into 2^64 - 1, so different seeds would silently run the same problem.
+CLI::Validator seed_check();
+
+/// A --timeout: whole seconds, at least 1 (0 or less would end every job at once).
+CLI::Validator timeout_check();
+
+}  // namespace tplab::app
