@@ -31,7 +31,7 @@ struct LaunchRequest {
 };
 
 /// Memory each rank of tplab holds before any tensor of its own: the private (anonymous)
-/// resident memory of a rank of a tiny verify job, measured from /proc/<pid>/status as
+/// resident memory of a rank of a tiny verify job, measured from /proc/PID/status as
 /// RssAnon = 97-98 MiB on every rank at 4 and at 27 ranks (Open MPI 4.1, OpenBLAS, oneDNN);
 /// VmRSS was 172-209 MiB, the rest being shared library pages counted once for all ranks.
 inline constexpr double kRankOverheadBytes = 100.0 * 0x1p20;
