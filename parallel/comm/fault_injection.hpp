@@ -17,6 +17,9 @@ namespace tplab {
 ///   kind=exit   ends the process before the transport, as a crash would
 ///   kind=kill   kills the process with SIGKILL before the transport
 ///   kind=nan    completes, then puts a NaN in the first element of the result (host memory)
+///   kind=noise  completes, then multiplies the result's elements by 1 + 1e-12 and 1 - 1e-12
+///               alternately (host memory; f64, since 1e-12 is below f32's round-off): an
+///               error verify's f64 tolerance must see
 /// Unset, nothing is injected. A malformed value throws UsageError on every rank alike. When
 /// R is not a rank of this world of `world_size`, rank 0 says that nothing will be injected
 /// here (a series of jobs may hold R in a larger one; its launcher refuses an R none holds).
