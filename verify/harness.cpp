@@ -163,9 +163,18 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   // Decide everything that can fail before the first collective, on every rank alike.
   const auto scheme = make_scheme(config.scheme, config.options);
   scheme->validate(world.size(), config.shape);
+  if (config.shifted_input && !config.exact &&
+      (config.dtype != DType::f64 || config.shape.h < kShiftedInputMinHidden)) {
+    throw UsageError(fmt::format(
+        "x far from zero is checked in f64 with h >= {}, where f64's tolerance holds for "
+        "correct code; got {} with h = {}",
+        kShiftedInputMinHidden, dtype_name(config.dtype), config.shape.h));
+  }
   const Workload workload = config.exact ? Workload::linear_pair : Workload::block;
-  const HostArrays inputs = make_inputs(config.shape, config.seed, workload,
-                                        config.exact ? Values::integer : Values::real);
+  const Values values = config.exact           ? Values::integer
+                        : config.shifted_input ? Values::shifted
+                                               : Values::real;
+  const HostArrays inputs = make_inputs(config.shape, config.seed, workload, values);
   const HostArrays reference = reference_outputs(config.shape, inputs, workload);
   if (config.exact) require_exact_range(reference, config.dtype);
   const std::vector<TensorPlacement> placements =

@@ -29,6 +29,12 @@ struct RunConfig {
   std::uint64_t seed = 1;
   bool exact = false;         ///< integer inputs, linear pair only, zero tolerance
   bool check_finite = false;  ///< stop at the first stage of the block that makes a NaN or Inf
+  /// x drawn around +kShiftedInputMean (Values::shifted) instead of 0, so that a LayerNorm
+  /// whose variance cancels fails; ignored by exact runs, whose inputs are integers. For f64
+  /// and h >= kShiftedInputMinHidden only (run_verification refuses others): in f32, rounding
+  /// x itself (by up to 20 * 2^-24) is an error of 2e-6 relative to x's spread, which the
+  /// block amplifies past f32's tolerance.
+  bool shifted_input = false;
 };
 
 /// What one run found, complete on every rank.

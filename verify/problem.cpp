@@ -39,7 +39,7 @@ HostArrays make_inputs(const BlockShape& shape, std::uint64_t seed, Workload wor
   const auto add = [&](std::string_view name, double scale, double offset = 0.0) {
     in.emplace(std::string(name), draw(global_extents(name, shape), d, values, scale, offset));
   };
-  add("x", 1.0);
+  add("x", 1.0, values == Values::shifted ? kShiftedInputMean : 0.0);
   add("dy", 1.0);
   const double hidden_fan_in = 1.0 / std::sqrt(static_cast<double>(shape.h));
   const double ffn_fan_in = 1.0 / std::sqrt(static_cast<double>(shape.ffn()));

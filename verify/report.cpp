@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cost_1d_sp.hpp"
+#include "problem.hpp"
 
 namespace tplab::verify {
 namespace {
@@ -68,7 +69,8 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
     } else if (t.nonfinite > 0) {
       verdict += fmt::format("  {} NaN/Inf, first at index {}", t.nonfinite, t.first_nonfinite);
     } else if (!t.pass) {
-      verdict += fmt::format("  worst at index {}: got {:.10g}, reference {:.10g}", t.worst_index,
+      // every digit f64 holds: with f64's tolerance two values can agree to 12 digits and fail
+      verdict += fmt::format("  worst at index {}: got {:.17g}, reference {:.17g}", t.worst_index,
                              t.worst_got, t.worst_ref);
     }
     // Where no L2 bound applies (a zero gradient), rel_l2 compares noise with noise: not shown.
@@ -92,10 +94,12 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
 
 void print_run(const RunResult& run, std::FILE* out) {
   const RunConfig& c = run.config;
-  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}\n", c.scheme, run.world_size,
-             run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
-             c.exact ? " | exact (integer inputs, linear pair)" : "",
-             c.options.regather ? " | regather" : "", c.options.overlap ? " | overlap" : "");
+  fmt::print(
+      out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}{}\n", c.scheme, run.world_size,
+      run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
+      c.exact ? " | exact (integer inputs, linear pair)" : "",
+      c.shifted_input && !c.exact ? fmt::format(" | x ~ {:g} + U[-1,1)", kShiftedInputMean) : "",
+      c.options.regather ? " | regather" : "", c.options.overlap ? " | overlap" : "");
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
@@ -170,6 +174,7 @@ nlohmann::json to_json(const RunResult& run) {
       {"exact", c.exact},
       {"regather", c.options.regather},
       {"overlap", c.options.overlap},
+      {"shifted_input", c.shifted_input && !c.exact},
       {"seed", c.seed},
       {"shape", {{"b", c.shape.b}, {"s", c.shape.s}, {"h", c.shape.h}, {"heads", c.shape.heads}}},
       {"pass", run.pass},

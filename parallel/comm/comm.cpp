@@ -33,6 +33,7 @@ void Comm::counted(Collective c, const Tensor& logical, Tensor& result, F&& tran
   const auto start = Clock::now();
   transport();
   const double seconds = transport_seconds(seconds_between(start, Clock::now()));
+  add_noise_if_due(index, c, group_, result);
   if (nan_due(index, c, group_)) write_nan(result);
   if (size() == 1) return;  // nothing crossed a link
   counters_->record(c, group_, size(), logical.numel(), static_cast<std::int64_t>(logical.bytes()),
@@ -60,6 +61,7 @@ CommRequest Comm::started(Collective c, const Tensor& logical, const Tensor& res
     const auto waiting = Clock::now();
     if (pending) pending->wait();
     const auto end = Clock::now();
+    add_noise_if_due(index, c, group_, written);
     if (nan_due(index, c, group_)) {
       Tensor written = result;
       write_nan(written);

@@ -17,7 +17,11 @@
 namespace tplab {
 namespace {
 
-enum class Kind { throw_error, exit_process, kill_process, nan };
+enum class Kind { throw_error, exit_process, kill_process, nan, noise };
+
+/// The relative size of kind=noise: what a sum in a slightly wrong order or a term dropped from
+/// a long reduction leaves, 5,000 times f64's unit round-off.
+constexpr double kNoise = 1e-12;
 
 struct Plan {
   int rank = 0;
@@ -31,8 +35,8 @@ long issued = 0;           // collectives this process has issued so far
 Plan parse(std::string_view text) {
   const auto bad = [&](std::string_view why) {
     return UsageError(fmt::format(
-        "TPLAB_INJECT_FAULT='{}': {}; expected rank=R,collective=K,kind=throw|exit|kill|nan", text,
-        why));
+        "TPLAB_INJECT_FAULT='{}': {}; expected rank=R,collective=K,kind=throw|exit|kill|nan|noise",
+        text, why));
   };
   Plan p;
   bool has_rank = false, has_collective = false, has_kind = false;
@@ -68,6 +72,8 @@ Plan parse(std::string_view text) {
         p.kind = Kind::kill_process;
       else if (value == "nan")
         p.kind = Kind::nan;
+      else if (value == "noise")
+        p.kind = Kind::noise;
       else
         throw bad(fmt::format("unknown kind '{}'", value));
       has_kind = true;
@@ -119,7 +125,9 @@ void report_unfired_fault() {
 
 long before_collective(Collective collective, const std::string& group) {
   const long index = issued++;
-  if (!plan || index != plan->collective || plan->kind == Kind::nan) return index;
+  if (!plan || index != plan->collective || plan->kind == Kind::nan || plan->kind == Kind::noise) {
+    return index;
+  }
   const std::string message = fmt::format("rank {} fails on purpose (TPLAB_INJECT_FAULT) at {}",
                                           plan->rank, where(index, collective, group));
   switch (plan->kind) {
@@ -135,9 +143,27 @@ long before_collective(Collective collective, const std::string& group) {
       kill(getpid(), SIGKILL);
       break;
     case Kind::nan:
+    case Kind::noise:
       break;
   }
   return index;
+}
+
+void add_noise_if_due(long index, Collective collective, const std::string& group,
+                      Tensor& result) {
+  if (!plan || index != plan->collective || plan->kind != Kind::noise ||
+      result.device() != DeviceKind::cpu || result.numel() == 0) {
+    return;
+  }
+  fmt::print(stderr, "tplab: rank {} multiplies the result of {} by 1 +- {:g} (TPLAB_INJECT_FAULT)\n",
+             plan->rank, where(index, collective, group), kNoise);
+  const auto perturb = [&]<typename T>(T* data) {
+    for (std::int64_t i = 0; i < result.numel(); ++i) {
+      data[i] *= static_cast<T>(1.0 + (i % 2 == 0 ? kNoise : -kNoise));
+    }
+  };
+  if (result.dtype() == DType::f64) perturb(result.data_as<double>());
+  if (result.dtype() == DType::f32) perturb(result.data_as<float>());
 }
 
 bool nan_due(long index, Collective collective, const std::string& group) {

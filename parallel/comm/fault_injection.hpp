@@ -20,6 +20,9 @@ namespace tplab {
 ///   kind=kill   kills the process with SIGKILL before the transport
 ///   kind=nan    completes, then puts a NaN in the first element of the result, in host or
 ///               device memory (the communicator writes it: Comm::write_nan)
+///   kind=noise  completes, then multiplies the result's elements by 1 + 1e-12 and 1 - 1e-12
+///               alternately (host memory; f64, since 1e-12 is below f32's round-off): an
+///               error verify's f64 tolerance must see
 /// Unset, nothing is injected. A malformed value throws UsageError on every rank alike. When
 /// R is not a rank of this world of `world_size`, rank 0 says that nothing will be injected
 /// here (a series of jobs may hold R in a larger one; its launcher refuses an R none holds).
@@ -40,6 +43,10 @@ long before_collective(Collective collective, const std::string& group);
 /// Called by every collective once its transport has completed: true when the plan puts a NaN
 /// into this collective's result now (said on stderr); the collective then writes it.
 bool nan_due(long index, Collective collective, const std::string& group);
+/// Called by every collective once its transport has completed, with its result: multiplies a
+/// host tensor's elements by 1 +- 1e-12 when the plan (kind=noise) says so now.
+void add_noise_if_due(long index, Collective collective, const std::string& group,
+                      Tensor& result);
 
 /// The bytes of a quiet NaN in `dtype`, to write over an element.
 std::vector<std::byte> quiet_nan_bytes(DType dtype);

@@ -1,6 +1,7 @@
-"""Checks the JSON that `tplab verify --json` writes: the fields the README documents, and
-that every verdict follows from the numbers beside it (the communication's included), up to the
-top-level "pass" and "failures".
+"""Checks the JSON that `tplab verify --json` writes: the fields the README documents, that
+every verdict follows from the numbers beside it (the communication's included), up to the
+top-level "pass" and "failures", and that the default's coverage is there: every configuration
+with overlap off and on, and the f64 block with x far from zero (h >= 24).
 
 usage: check_verify_json.py FILE [SCHEME,...]   (the schemes that must appear)
 """
@@ -19,7 +20,8 @@ def main():
     assert document["pass"], "the verify run failed"
     for run in runs:
         for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
-                    "regather", "saved_bytes", "comm_match", "comm_phases", "hosts"):
+                    "regather", "overlap", "shifted_input", "saved_bytes", "comm_match",
+                    "comm_phases", "hosts"):
             assert key in run, f"run lacks {key}"
         assert run["saved_bytes"] > 0, "forward keeps something for backward"
         assert run["saved_bytes"] == run["saved_bytes_model"], "kept bytes differ from the model"
@@ -45,8 +47,16 @@ def main():
         for key in ("calls", "elements", "model_elements"):
             assert sum(c[key] for c in run["comm"]) == sum(c[key] for c in phases), key
         assert run["pass"] == (all(t["pass"] for t in run["tensors"]) and run["comm_match"])
+        far = run["dtype"] == "f64" and not run["exact"] and run["shape"]["h"] >= 24
+        assert run["shifted_input"] == far, f"x far from zero exactly in f64 blocks: {run}"
         if run["np"] > 1:
             assert sum(c["calls"] for c in run["comm"]) > 0, "a multi-rank run must communicate"
+    configurations = {}
+    for run in runs:
+        key = (run["scheme"], run["np"], run["dtype"], run["exact"])
+        configurations.setdefault(key, set()).add(run["overlap"])
+    for key, overlaps in configurations.items():
+        assert overlaps == {False, True}, f"{key} ran with overlap {overlaps} only"
     if len(sys.argv) > 2:
         missing = set(sys.argv[2].split(",")) - {run["scheme"] for run in runs}
         assert not missing, f"no runs of {sorted(missing)}"

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
+#include "problem.hpp"
 #include "tensor_check.hpp"
 
 namespace tplab::verify {
@@ -81,6 +82,9 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
     c.shape = draw_shape(d);
     c.dtype = d.between(0, 1) == 0 ? DType::f64 : DType::f32;
     c.exact = d.between(0, 3) == 0;
+    // x far from zero where run_verification takes it: f64 and h >= kShiftedInputMinHidden.
+    c.shifted_input =
+        d.between(0, 1) == 1 && c.dtype == DType::f64 && c.shape.h >= kShiftedInputMinHidden;
     c.seed = static_cast<std::uint64_t>(d.between(1, 1000000));
     const auto sizes = make_scheme(c.scheme, c.options)->usable_world_sizes(c.shape, world->size());
     if (sizes.empty()) continue;
@@ -91,8 +95,10 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
       const RunResult r = run_verification(*sub, device, c);
       EXPECT_TRUE(r.pass) << "configuration " << ran << " of seed " << run_seed << ": " << c.scheme
                           << " np=" << p << " " << to_string(c.shape) << " " << dtype_name(c.dtype)
-                          << (c.exact ? " exact" : "") << " depth=" << c.options.depth
-                          << (c.options.overlap ? " overlap" : "") << " seed=" << c.seed;
+                          << (c.exact ? " exact" : "")
+                          << (c.shifted_input && !c.exact ? " shifted" : "")
+                          << " depth=" << c.options.depth << (c.options.overlap ? " overlap" : "")
+                          << " seed=" << c.seed;
     }
     ++per_scheme[c.scheme];
     ++ran;
