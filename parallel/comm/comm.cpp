@@ -61,11 +61,9 @@ CommRequest Comm::started(Collective c, const Tensor& logical, const Tensor& res
     const auto waiting = Clock::now();
     if (pending) pending->wait();
     const auto end = Clock::now();
+    Tensor written = result;  // the lambda's copy is const; both share the storage
     add_noise_if_due(index, c, group_, written);
-    if (nan_due(index, c, group_)) {
-      Tensor written = result;
-      write_nan(written);
-    }
+    if (nan_due(index, c, group_)) write_nan(written);
     if (size() == 1) return;
     const double span = pending ? seconds_between(begin, end) : starting;
     counters_->record(c, group_, size(), elements, bytes, span,

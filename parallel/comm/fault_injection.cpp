@@ -149,13 +149,13 @@ long before_collective(Collective collective, const std::string& group) {
   return index;
 }
 
-void add_noise_if_due(long index, Collective collective, const std::string& group,
-                      Tensor& result) {
+void add_noise_if_due(long index, Collective collective, const std::string& group, Tensor& result) {
   if (!plan || index != plan->collective || plan->kind != Kind::noise ||
       result.device() != DeviceKind::cpu || result.numel() == 0) {
     return;
   }
-  fmt::print(stderr, "tplab: rank {} multiplies the result of {} by 1 +- {:g} (TPLAB_INJECT_FAULT)\n",
+  fmt::print(stderr,
+             "tplab: rank {} multiplies the result of {} by 1 +- {:g} (TPLAB_INJECT_FAULT)\n",
              plan->rank, where(index, collective, group), kNoise);
   const auto perturb = [&]<typename T>(T* data) {
     for (std::int64_t i = 0; i < result.numel(); ++i) {

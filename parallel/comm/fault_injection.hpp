@@ -45,8 +45,7 @@ long before_collective(Collective collective, const std::string& group);
 bool nan_due(long index, Collective collective, const std::string& group);
 /// Called by every collective once its transport has completed, with its result: multiplies a
 /// host tensor's elements by 1 +- 1e-12 when the plan (kind=noise) says so now.
-void add_noise_if_due(long index, Collective collective, const std::string& group,
-                      Tensor& result);
+void add_noise_if_due(long index, Collective collective, const std::string& group, Tensor& result);
 
 /// The bytes of a quiet NaN in `dtype`, to write over an element.
 std::vector<std::byte> quiet_nan_bytes(DType dtype);
