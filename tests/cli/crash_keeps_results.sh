@@ -15,7 +15,7 @@ failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 
 TPLAB_INJECT_FAULT=rank=3,collective=0,kind=kill timeout 120 "$tplab" verify --scheme 1d \
-  --np 2,4 --dtype f64 --json "$json" >"$dir/crash_keeps_results.out" 2>&1 &
+  --np 2,4 --dtype f64 --overlap off --json "$json" >"$dir/crash_keeps_results.out" 2>&1 &
 launcher=$!
 # The first version of the file to appear: written when the np=2 job ended.
 first=""
