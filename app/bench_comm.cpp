@@ -214,6 +214,7 @@ int drive_comm(const CommOptions& o) {
     request.jobs.push_back(
         {"bench comm", np, bench::collective_bench_bytes_per_rank(config_of(o), np)});
   }
+  request.hosts = host_count(o.hosts);
   preflight(request);
   const LaunchSettings launch =
       launch_settings(o.timeout, o.hosts, *std::max_element(o.np.begin(), o.np.end()));

@@ -362,6 +362,7 @@ int drive_scaling(const ScalingOptions& o) {
                                                        o.compare_overlap ? 2 : 1) +
                                 reference});
   }
+  request.hosts = host_count(o.hosts);
   preflight(request);
   int most_ranks = 0;
   for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);

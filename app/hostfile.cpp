@@ -54,6 +54,10 @@ std::vector<HostEntry> read_hostfile(const std::string& path) {
   return hosts;
 }
 
+int host_count(const std::string& hostfile) {
+  return hostfile.empty() ? 1 : static_cast<int>(read_hostfile(hostfile).size());
+}
+
 void add_hosts_option(CLI::App& command, std::string& hostfile) {
   command.add_option(
       "--hosts", hostfile,

@@ -22,6 +22,9 @@ struct HostEntry {
 /// counts are not positive integers, or a file that names no host.
 std::vector<HostEntry> read_hostfile(const std::string& path);
 
+/// The hosts a hostfile lists (1 for "": this machine alone), for the launch's preflight.
+int host_count(const std::string& hostfile);
+
 /// Adds `--hosts FILE` to a launching command.
 void add_hosts_option(CLI::App& command, std::string& hostfile);
 

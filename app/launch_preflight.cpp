@@ -21,21 +21,28 @@ std::string size_text(double bytes) {
   return fmt::format("{:.1f} GiB", bytes / 0x1p30);
 }
 
-double job_bytes(const PlannedJob& job) {
-  return job.ranks * (kRankOverheadBytes + job.tensor_bytes_per_rank);
+/// The most ranks of `job` one machine runs.
+int ranks_per_machine(const PlannedJob& job, const LaunchRequest& request) {
+  const int hosts = std::max(1, request.hosts);
+  return (job.ranks + hosts - 1) / hosts;
+}
+
+/// What one machine's ranks of `job` hold.
+double job_bytes(const PlannedJob& job, const LaunchRequest& request) {
+  return ranks_per_machine(job, request) * (kRankOverheadBytes + job.tensor_bytes_per_rank);
 }
 
 void require_rank_limit(const LaunchRequest& request) {
   if (request.allow_many_ranks) return;
   const int limit = rank_limit();
   for (const PlannedJob& job : request.jobs) {
-    if (job.ranks <= limit) continue;
+    if (ranks_per_machine(job, request) <= limit) continue;
     throw UsageError(fmt::format(
         "{} on {} ranks: more than this machine's limit of {} ranks per job ({} per core, {} "
         "cores, and at least {}); so many processes take turns on the cores and each holds "
         "about {}. Use fewer ranks (--np), or pass --allow-many-ranks to start them anyway",
-        job.label, job.ranks, limit, kRanksPerCore, bench::available_cores(), kLeastRankLimit,
-        size_text(kRankOverheadBytes)));
+        job.label, ranks_per_machine(job, request), limit, kRanksPerCore, bench::available_cores(),
+        kLeastRankLimit, size_text(kRankOverheadBytes)));
   }
 }
 
@@ -43,12 +50,13 @@ void require_memory(const LaunchRequest& request) {
   const double available = available_memory_bytes();
   if (available <= 0) return;
   for (const PlannedJob& job : request.jobs) {
-    const double needed = job_bytes(job);
+    const double needed = job_bytes(job, request);
     if (needed <= available) continue;
     throw UsageError(fmt::format(
         "{} on {} ranks needs about {} here: {} x ({} for the process itself + {} of tensors: "
         "{}), but {} are available; use fewer ranks or {}",
-        job.label, job.ranks, size_text(needed), job.ranks, size_text(kRankOverheadBytes),
+        job.label, ranks_per_machine(job, request), size_text(needed),
+        ranks_per_machine(job, request), size_text(kRankOverheadBytes),
         size_text(job.tensor_bytes_per_rank), request.tensors, size_text(available),
         request.smaller));
   }

@@ -28,6 +28,9 @@ struct LaunchRequest {
   std::string tensors;
   /// What makes the tensors smaller, for the memory message: "a smaller --shape".
   std::string smaller;
+  /// The machines the ranks are spread over (--hosts), all alike: each runs at most
+  /// ceil(ranks / hosts) of a job's ranks, and the limits below hold per machine.
+  int hosts = 1;
 };
 
 /// Memory each rank of tplab holds before any tensor of its own: the private (anonymous)

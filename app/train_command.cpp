@@ -234,7 +234,8 @@ int drive(const TrainOptions& o) {
                train::training_bytes_per_rank(config)}},
              o.allow_many_ranks,
              "every rank trains the reference in f64 beside its shards",
-             "a smaller --shape, --vocab or --layers"});
+             "a smaller --shape, --vocab or --layers",
+             host_count(o.hosts)});
   std::vector<std::string> args = {"train",
                                    "--scheme",
                                    o.scheme,

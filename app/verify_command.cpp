@@ -209,6 +209,7 @@ void require_room(const VerifyOptions& o, const BlockShape& shape, const std::ve
     request.jobs.push_back({fmt::format("verify {} at {}", j.label, to_string(shape)), j.np,
                             verify::verify_bytes_per_rank(shape)});
   }
+  request.hosts = host_count(o.hosts);
   preflight(request);
 }
 
