@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "private_folder.hpp"
 #include "stderr_relay.hpp"
 
 namespace tplab::app {
@@ -212,6 +213,9 @@ JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
 
   take_over_stop_signals();
   throw_if_interrupted();
+  // Open MPI keeps its session files under $TMPDIR and leaves them when mpiexec is ended
+  // abruptly; in a folder of the job's own they go when the job does, however it ended.
+  const PrivateFolder mpi_session("tplab-mpi", "/tmp");
   const pid_t launcher = getpid();
   StderrRelay relay;
   const pid_t child = fork();
@@ -228,6 +232,7 @@ JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
       setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
     setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+    setenv("TMPDIR", mpi_session.path().c_str(), 1);
     if (ranks > static_cast<int>(std::thread::hardware_concurrency())) {
       // More ranks than cores: a waiting rank must give its core to one that computes.
       setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);

@@ -15,60 +15,17 @@
 #include "safe_output.hpp"
 
 namespace tplab::app {
-namespace {
 
-namespace fs = std::filesystem;
-
-/// $TMPDIR, or the build folder (the user's own) when it is not set.
-fs::path base_folder() {
-  const char* tmpdir = std::getenv("TMPDIR");
-  const fs::path base = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : TPLAB_BINARY_DIR;
-  struct stat st {};
-  if (stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw UsageError(fmt::format(
-        "TMPDIR={}: not a folder, and tplab keeps its jobs' files there; point TMPDIR at a "
-        "folder of your own (mkdir -p ~/tmp; export TMPDIR=~/tmp)",
-        base.string()));
-  }
-  if (const std::string why = untrusted_folder_reason(st); !why.empty()) {
-    throw UsageError(fmt::format(
-        "TMPDIR={}: tplab keeps no job files there: {}. Point TMPDIR at a folder of your own "
-        "(mkdir -p ~/tmp; export TMPDIR=~/tmp) or at a sticky one such as /tmp",
-        base.string(), why));
-  }
-  return base;
-}
-
-}  // namespace
-
-JobFolder::JobFolder() {
-  std::string name = (base_folder() / "tplab-job-XXXXXX").string();
-  if (mkdtemp(name.data()) == nullptr) {
-    throw UsageError(
-        fmt::format("cannot make a job folder like {} ({}); point TMPDIR at a "
-                    "folder you can write",
-                    name, std::strerror(errno)));
-  }
-  path_ = name;
-  dir_ = FileDescriptor(open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat st {};
-  if (!dir_ || fstat(dir_.get(), &st) != 0 || !not_private_reason(st).empty()) {
-    rmdir(name.c_str());
-    throw UsageError(
-        fmt::format("the job folder {} is not the private folder tplab made", path_.string()));
-  }
-  token_ = random_hex(16);
+JobFolder::JobFolder() : folder_("tplab-job", TPLAB_BINARY_DIR), token_(random_hex(16)) {
   setenv(kJobTokenVariable, token_.c_str(), 1);
 }
 
 JobFolder::~JobFolder() {
   unsetenv(kJobTokenVariable);
-  std::error_code ignored;  // a destructor has no one to tell; what is left is in $TMPDIR
-  fs::remove_all(path_, ignored);
 }
 
 std::string JobFolder::file(std::string_view name) const {
-  return (path_ / name).string();
+  return (folder_.path() / name).string();
 }
 
 JobResult JobFolder::read(std::string_view name) const {
@@ -76,8 +33,8 @@ JobResult JobFolder::read(std::string_view name) const {
   const auto rejected = [](std::string why) {
     return JobResult{JobResult::State::rejected, nullptr, std::move(why)};
   };
-  FileDescriptor file(
-      openat(dir_.get(), file_name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  FileDescriptor file(openat(folder_.descriptor(), file_name.c_str(),
+                             O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!file && errno == ENOENT) return {};
   if (!file && errno == ELOOP) return rejected("it is a symbolic link");
   if (!file) return rejected(fmt::format("it cannot be opened ({})", std::strerror(errno)));

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "file_descriptor.hpp"
+#include "private_folder.hpp"
 
 namespace tplab::app {
 
@@ -41,15 +41,14 @@ class JobFolder {
   JobFolder& operator=(const JobFolder&) = delete;
 
   /// The folder.
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return folder_.path(); }
   /// The path a job is told to write its result `name` to.
   std::string file(std::string_view name) const;
   /// The result `name` as the job left it (see JobResult).
   JobResult read(std::string_view name) const;
 
  private:
-  std::filesystem::path path_;
-  FileDescriptor dir_;
+  PrivateFolder folder_;
   std::string token_;
 };
 
