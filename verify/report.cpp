@@ -67,11 +67,15 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
           fmt::format("  replicas differ: {}, but rank {} differs from rank {} by up to {:.3g}",
                       t.replicas_differ, t.replica_other, t.replica_first, t.replica_difference);
     } else if (t.nonfinite > 0) {
-      verdict += fmt::format("  {} NaN/Inf, first at index {}", t.nonfinite, t.first_nonfinite);
+      verdict += fmt::format(
+          "  {} NaN/Inf, first at {}", t.nonfinite,
+          t.worst_where.empty() ? fmt::format("index {}", t.first_nonfinite) : t.worst_where);
     } else if (!t.pass) {
       // every digit f64 holds: with f64's tolerance two values can agree to 12 digits and fail
-      verdict += fmt::format("  worst at index {}: got {:.17g}, reference {:.17g}", t.worst_index,
-                             t.worst_got, t.worst_ref);
+      verdict += fmt::format(
+          "  worst at {}: got {:.17g}, reference {:.17g}",
+          t.worst_where.empty() ? fmt::format("index {}", t.worst_index) : t.worst_where,
+          t.worst_got, t.worst_ref);
     }
     // Where no L2 bound applies (a zero gradient), rel_l2 compares noise with noise: not shown.
     const std::string rel_l2 =

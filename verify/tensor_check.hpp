@@ -44,6 +44,10 @@ struct TensorCheck {
   double replica_difference = 0;  ///< max |difference| between those two replicas
   /// Whether the tensor is within its tolerance everywhere, finite, and its replicas agree.
   bool pass = false;
+  /// Where the worst element (or, with NaN or Inf, the first of those) lies, in words, when the
+  /// caller knows the placement: "Y[3, 17] (block rows 0..7, cols 16..31, held by rank 1)".
+  /// The lessons set it; empty, the table names the row-major index instead.
+  std::string worst_where;
 
   std::uint64_t hash = 0;  ///< of this rank's shard's bits (kept by merging)
   // sums kept for merging shards

@@ -17,7 +17,7 @@ Tensor scalar(Device& device, double value) {
   return t;
 }
 
-bool run(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int p = lesson.size();
   require_world_size(lesson, kElements % p == 0,
                      fmt::format("lesson 00 cuts its {} elements into p equal pieces", kElements),
@@ -35,35 +35,36 @@ bool run(Lesson& lesson) {
     return std::pair<std::int64_t, std::int64_t>{r, 0};
   });
   const TensorPlacement sum_place = replicated("S", sum.extents, p);
-  lesson.print_shards({{"X_r", "[1, N]", &x_place}, {"S", "[N]", &sum_place}});
+  lesson.print_shards({{"X", "[p_P, N]", &x_place}, {"S", "[N]", &sum_place}});
 
-  Device& device = lesson.device();
-  CommCounters& counters = lesson.world().counters();
-  counters.reset();
-  const Tensor x_local = lesson.shard(x, x_place).reshaped({kElements});
-  const Tensor s = global_sum(device, lesson.world(), x_local);
-  double measured = 0;  // what crossed this rank's link, as the counters record it
-  for (const CollectiveCount& c : counters.snapshot()) measured += c.bus_elements;
-  lesson.expect("S", sum, sum_place, s, exact_tolerance());
+  lesson.part("forward", [&] {
+    Device& device = lesson.device();
+    CommCounters& counters = lesson.world().counters();
+    counters.reset();
+    const Tensor x_local = lesson.shard(x, x_place).reshaped({kElements});
+    const Tensor s = global_sum(device, lesson.world(), x_local);
+    double measured = 0;  // what crossed this rank's link, as the counters record it
+    for (const CollectiveCount& c : counters.snapshot()) measured += c.bus_elements;
+    lesson.expect("S", sum, sum_place, s, exact_tolerance());
 
-  const TensorPlacement one = replicated("scalar", {1}, p);
-  const auto expect_scalar = [&](const std::string& name, double got, double want) {
-    lesson.expect(name, host_array({1}, {want}), one, scalar(device, got),
-                  verify::tolerance_for(DType::f64, false));
-  };
-  expect_scalar("sent", ring_all_reduce_elements(p, kElements), measured);
-  const double algbw = 100e9;  // bytes per second, an example
-  expect_scalar("busbw", all_reduce_bus_bandwidth(algbw, p), algbw * 2.0 * (p - 1) / p);
-  const double bytes = 1 << 30, alpha = 5e-6, bandwidth = 50e9;
-  expect_scalar("seconds", ring_all_reduce_seconds(p, bytes, alpha, bandwidth),
-                2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * bytes / bandwidth);
-  const bool pass = lesson.report("global sum (exact) and the cost of one all-reduce");
-  if (lesson.rank() == 0) {
-    fmt::print("  sent: elements one rank sent in the all-reduce of N = {}, as counted ({:g})\n",
-               kElements, measured);
-    fmt::print("  busbw at algbw 100 GB/s; seconds for 1 GiB at alpha 5 us, 50 GB/s\n");
-  }
-  return pass;
+    const TensorPlacement one = replicated("scalar", {1}, p);
+    const auto expect_scalar = [&](const std::string& name, double got, double want) {
+      lesson.expect(name, host_array({1}, {want}), one, scalar(device, got),
+                    verify::tolerance_for(DType::f64, false));
+    };
+    expect_scalar("sent", ring_all_reduce_elements(p, kElements), measured);
+    const double algbw = 100e9;  // bytes per second, an example
+    expect_scalar("busbw", all_reduce_bus_bandwidth(algbw, p), algbw * 2.0 * (p - 1) / p);
+    const double bytes = 1 << 30, alpha = 5e-6, bandwidth = 50e9;
+    expect_scalar("seconds", ring_all_reduce_seconds(p, bytes, alpha, bandwidth),
+                  2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * bytes / bandwidth);
+    lesson.report("global sum (exact) and the cost of one all-reduce");
+    if (lesson.rank() == 0) {
+      fmt::print("  sent: elements one rank sent in the all-reduce of N = {}, as counted ({:g})\n",
+                 kElements, measured);
+      fmt::print("  busbw at algbw 100 GB/s; seconds for 1 GiB at alpha 5 us, 50 GB/s\n");
+    }
+  });
 }
 
 }  // namespace

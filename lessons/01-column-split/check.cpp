@@ -11,7 +11,7 @@ namespace {
 constexpr std::int64_t kTokens = 8;   // m = b*s = 2*4
 constexpr std::int64_t kHidden = 16;  // in = h, out = 4h: the shape of the MLP's first layer
 
-bool run(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int t = lesson.size();
   const std::int64_t out = 4 * kHidden;
   require_world_size(lesson, out % t == 0 && t <= 8,
@@ -28,18 +28,20 @@ bool run(Lesson& lesson) {
       blocked("Y_r", y.extents, "Shard(1)", t, 1, t, column_block);
   const TensorPlacement y_place = replicated("Y", y.extents, t);
   lesson.print_shards({{"X", "[m, h]", &x_place},
-                       {"W", "[h, 4h/t]", &w_place},
-                       {"Y_r", "[m, 4h/t]", &y_shard_place},
+                       {"W", "[h, 4h_T]", &w_place},
+                       {"Y_r", "[m, 4h_T]", &y_shard_place},
                        {"Y", "[m, 4h]", &y_place}});
 
-  Device& device = lesson.device();
-  const Tensor x_local = lesson.shard(x, x_place);
-  const Tensor w_local = lesson.shard(w, w_place);
-  const Tensor y_local = column_parallel_matmul(device, x_local, w_local);
-  lesson.expect("Y_r", y, y_shard_place, y_local, exact_tolerance());
-  const Tensor y_full = gather_columns(device, lesson.world(), y_local);
-  lesson.expect("Y", y, y_place, y_full, exact_tolerance());
-  return lesson.report("column split, exact (integer inputs)");
+  lesson.part("forward", [&] {
+    Device& device = lesson.device();
+    const Tensor x_local = lesson.shard(x, x_place);
+    const Tensor w_local = lesson.shard(w, w_place);
+    const Tensor y_local = column_parallel_matmul(device, x_local, w_local);
+    lesson.expect("Y_r", y, y_shard_place, y_local, exact_tolerance());
+    const Tensor y_full = gather_columns(device, lesson.world(), y_local);
+    lesson.expect("Y", y, y_place, y_full, exact_tolerance());
+    lesson.report("column split, exact (integer inputs)");
+  });
 }
 
 }  // namespace

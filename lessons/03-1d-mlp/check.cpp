@@ -2,6 +2,8 @@
 // gradient against the single-device reference within the f64 tolerance.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
 #include "problem.hpp"
@@ -15,9 +17,14 @@ namespace ref = tplab::reference;
 
 constexpr BlockShape kShape{2, 4, 16, 4};  // b, s, h, n: m = 8 tokens, 4h = 64
 
-/// f and g on their own: partial sums in, their sum out; replicated tensors pass unchanged.
-bool check_operators(Lesson& lesson) {
-  const int t = lesson.size();
+/// Rank r's partial of P[t*m, h] (row block r), their sum S [m, h], and a replicated X [m, h]:
+/// what f and g are checked on.
+struct OperatorInputs {
+  HostArray partials, sum, x;
+  TensorPlacement partial_place, whole;
+};
+
+OperatorInputs operator_inputs(int t) {
   const std::int64_t m = kShape.tokens(), h = kShape.h;
   // Row block r of P[t*m, h] is rank r's partial: what a row-parallel layer leaves on rank r.
   const HostArray partials = host_array({t * m, h}, draw(t * m * h, 31, true));
@@ -26,23 +33,33 @@ bool check_operators(Lesson& lesson) {
     sum.values[i % sum.values.size()] += partials.values[i];
   }
   const HostArray x = host_array({m, h}, draw(m * h, 32, true));
-  const TensorPlacement partial_place =
-      blocked("P_r", partials.extents, "Shard(0)", t, t, 1, [](int r) {
-        return std::pair<std::int64_t, std::int64_t>{r, 0};
-      });
-  const TensorPlacement whole = replicated("X", x.extents, t);
+  TensorPlacement partial_place = blocked("P_r", partials.extents, "Shard(0)", t, t, 1, [](int r) {
+    return std::pair<std::int64_t, std::int64_t>{r, 0};
+  });
+  TensorPlacement whole = replicated("X", x.extents, t);
+  return {partials, sum, x, std::move(partial_place), std::move(whole)};
+}
 
-  const Tensor x_local = lesson.shard(x, whole);
-  lesson.expect("f forward", x, whole, f_forward(x_local), exact_tolerance());
-  Tensor dx = lesson.shard(partials, partial_place).reshaped({m, h});
-  f_backward(lesson.world(), dx);
-  lesson.expect("f backward", sum, whole, dx, exact_tolerance());
-  Tensor y = lesson.shard(partials, partial_place).reshaped({m, h});
+/// f and g forward: f passes X unchanged; g sums the partials.
+void check_operators_forward(Lesson& lesson, const OperatorInputs& in) {
+  const std::int64_t m = kShape.tokens(), h = kShape.h;
+  lesson.expect("f forward", in.x, in.whole, f_forward(lesson.shard(in.x, in.whole)),
+                exact_tolerance());
+  Tensor y = lesson.shard(in.partials, in.partial_place).reshaped({m, h});
   g_forward(lesson.world(), y);
-  lesson.expect("g forward", sum, whole, y, exact_tolerance());
-  lesson.expect("g backward", x, whole, g_backward(x_local), exact_tolerance());
-  return lesson.report(
-      "f and g, exact (integer inputs): f backward and g forward sum the partials");
+  lesson.expect("g forward", in.sum, in.whole, y, exact_tolerance());
+  lesson.report("f and g forward, exact (integer inputs): g sums the partials");
+}
+
+/// f and g backward: f sums the partials; g passes dY unchanged.
+void check_operators_backward(Lesson& lesson, const OperatorInputs& in) {
+  const std::int64_t m = kShape.tokens(), h = kShape.h;
+  Tensor dx = lesson.shard(in.partials, in.partial_place).reshaped({m, h});
+  f_backward(lesson.world(), dx);
+  lesson.expect("f backward", in.sum, in.whole, dx, exact_tolerance());
+  lesson.expect("g backward", in.x, in.whole, g_backward(lesson.shard(in.x, in.whole)),
+                exact_tolerance());
+  lesson.report("f and g backward, exact (integer inputs): f sums the partials");
 }
 
 /// The single-device MLP, forward and backward, from the reference's pieces.
@@ -73,8 +90,13 @@ verify::HostArrays reference_mlp(const verify::HostArrays& in) {
   return out;
 }
 
-bool check_mlp(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int t = lesson.size();
+  require_world_size(
+      lesson, kShape.ffn() % t == 0 && kShape.h % t == 0 && t <= 8,
+      fmt::format("lesson 03 splits the {} columns of W1 evenly over t ranks", kShape.ffn()),
+      {1, 2, 4, 8});
+  const OperatorInputs operators = operator_inputs(t);
   const verify::HostArrays in =
       verify::make_inputs(kShape, 3, Workload::linear_pair, verify::Values::real);
   const verify::HostArrays want = reference_mlp(in);
@@ -85,32 +107,35 @@ bool check_mlp(Lesson& lesson) {
     return find_placement(places, name);
   };
   lesson.print_shards({{"X", "[m, h]", &place("x")},
-                       {"W1", "[h, 4h/t]", &place("w1")},
-                       {"b1", "[4h/t]", &place("b1")},
-                       {"W2", "[4h/t, h]", &place("w2")},
+                       {"W1", "[h, 4h_T]", &place("w1")},
+                       {"b1", "[4h_T]", &place("b1")},
+                       {"W2", "[4h_T, h]", &place("w2")},
                        {"b2", "[h]", &place("b2")},
                        {"Y", "[m, h]", &place("y")}});
-  const auto shard = [&](const char* name) { return lesson.shard(in.at(name), place(name)); };
-  const MlpShards p{shard("w1"), shard("b1"), shard("w2"), shard("b2")};
-  const MlpResult r = mlp_1d(lesson.device(), lesson.world(), p, shard("x"), shard("dy"));
   const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
-  const std::pair<const char*, const Tensor*> results[] = {{"y", &r.y},       {"dx", &r.dx},
-                                                           {"d_w1", &r.d_w1}, {"d_b1", &r.d_b1},
-                                                           {"d_w2", &r.d_w2}, {"d_b2", &r.d_b2}};
-  for (const auto& [name, got] : results) {
-    lesson.expect(name, want.at(name), place(name), *got, tolerance);
-  }
-  return lesson.report("1D MLP forward and backward (f64 tolerance)");
-}
-
-bool run(Lesson& lesson) {
-  require_world_size(
-      lesson,
-      kShape.ffn() % lesson.size() == 0 && kShape.h % lesson.size() == 0 && lesson.size() <= 8,
-      fmt::format("lesson 03 splits the {} columns of W1 evenly over t ranks", kShape.ffn()),
-      {1, 2, 4, 8});
-  const bool operators = check_operators(lesson);
-  return check_mlp(lesson) && operators;
+  const auto expect = [&](const char* name, const Tensor& got) {
+    lesson.expect(name, want.at(name), place(name), got, tolerance);
+  };
+  // mlp_1d runs forward and backward in one call: forward checks Y, backward the gradients.
+  std::optional<MlpResult> result;
+  lesson.part("forward", [&] {
+    check_operators_forward(lesson, operators);
+    const auto shard = [&](const char* name) { return lesson.shard(in.at(name), place(name)); };
+    const MlpShards p{shard("w1"), shard("b1"), shard("w2"), shard("b2")};
+    result = mlp_1d(lesson.device(), lesson.world(), p, shard("x"), shard("dy"));
+    expect("y", result->y);
+    lesson.report("1D MLP forward (f64 tolerance)");
+  });
+  lesson.part("backward", [&] {
+    check_operators_backward(lesson, operators);
+    lesson.require_part("forward", "mlp_1d's gradients come from the activations of its forward");
+    expect("dx", result->dx);
+    expect("d_w1", result->d_w1);
+    expect("d_b1", result->d_b1);
+    expect("d_w2", result->d_w2);
+    expect("d_b2", result->d_b2);
+    lesson.report("1D MLP backward (f64 tolerance)");
+  });
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 /// @file
-/// What every lesson program shares: the TODO marker, the world a lesson runs in, the shard
-/// shapes it prints, and the per-tensor check against the reference.
+/// What every lesson program shares: the TODO marker, the world a lesson runs in, its parts,
+/// the shard blocks it prints, and the per-tensor check against the reference.
 ///
 /// A lesson program is the learner's exercise (or the library's solution) linked with the
-/// lesson's check.cpp. It exits 0 when every tensor agrees with the reference, 1 when one does
-/// not, 2 when the world size cannot run the lesson, and kExitNotStarted when the exercise
-/// still holds a TPLAB_TODO().
+/// lesson's check.cpp, which runs the lesson as named parts ("forward", "backward"). It exits 0
+/// when every part passes, 1 when a part is wrong (a tensor differs from the reference, or the
+/// part threw an error), 2 when the world size cannot run the lesson, and kExitNotStarted when
+/// no part is wrong but one still holds a TPLAB_TODO() (the lesson is not started, or in
+/// progress). Under `tplab lesson check` it writes its verdict to a file and exits 0 instead.
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,30 +47,59 @@ inline constexpr int kExitNotStarted = 5;
 /// The tolerance of a check where every sum is an integer well inside the dtype's exact range.
 Tolerance exact_tolerance();
 
-/// One tensor of a lesson and how the project's notation names its shard, e.g. ("W1",
-/// "[h, 4h/t]"); the shape printed beside it comes from the placement.
+/// One tensor of a lesson and its shard in the project's notation, e.g. ("W1", "[h, 4h_T]"):
+/// the 4h columns split over the T axis. The index ranges printed beside it come from the
+/// placement.
 struct ShardNote {
   /// The tensor as the lesson names it: "W1".
   std::string label;
-  /// Its shard in the project's notation: "[h, 4h/t]".
+  /// Its shard in the project's notation: "[h, 4h_T]".
   std::string notation;
-  /// Where it lives: the shard's real extents on every rank.
+  /// Where it lives: the block every rank holds.
   const TensorPlacement* placement = nullptr;
 };
 
-/// One report() of a lesson: its title and the verdict on every tensor it compared.
+/// One report() of a lesson: its title, its part and the verdict on every tensor it compared.
 struct CheckedReport {
   /// The title the table was printed under.
   std::string title;
-  /// The tensors, merged over all ranks.
+  /// The part it was made in: "forward".
+  std::string part;
+  /// The tensors, merged over all ranks; worst_where says where each one's worst element lies.
   std::vector<TensorCheck> checks;
+  /// Notes on single tensors ("Y: this is the sum over the J group ..."), as (tensor, text).
+  std::vector<std::pair<std::string, std::string>> notes;
 };
 
-/// The ranks of one lesson run, its device, and the checks it has made so far.
+/// How one part of a lesson ended, the same on every rank.
+enum class PartVerdict {
+  pass,         ///< every tensor it checked agrees with the reference
+  wrong,        ///< a tensor differs, or the part threw an error on some rank
+  not_started,  ///< it met a TPLAB_TODO(), or the part it needs did not pass
+};
+
+/// "pass", "wrong" or "not_started", as the verdict file writes it.
+std::string verdict_name(PartVerdict verdict);
+
+/// One part of a lesson run and how it ended.
+struct PartResult {
+  /// The part's name: "forward", "backward".
+  std::string name;
+  /// Its verdict, agreed over the world.
+  PartVerdict verdict = PartVerdict::pass;
+  /// The file:line of the TODO it met; empty when none.
+  std::string todo;
+  /// Why it ended so, when a report does not say: "rank 1: CpuDevice::merge_heads: ...", or
+  /// "needs forward's outputs, and forward is not started". Empty otherwise.
+  std::string message;
+};
+
+/// The ranks of one lesson run, its device, its parts and the checks they made.
 class Lesson {
  public:
-  /// A lesson on the ranks of `world`, computing on `device`.
-  Lesson(Comm& world, Device& device) : world_(world), device_(device) {}
+  /// A lesson on the ranks of `world` (an MpiComm), computing on `device`. Collective: it
+  /// opens a communicator of its own on which the ranks agree on each part's verdict.
+  Lesson(Comm& world, Device& device);
 
   /// Every rank of the run.
   Comm& world() { return world_; }
@@ -77,8 +110,25 @@ class Lesson {
   /// The number of ranks, p.
   int size() const { return world_.size(); }
 
-  /// Prints, on rank 0, what every rank holds: "rank 1: W1[h, 4h/t] = [16, 32]".
+  /// Prints, on rank 0, the block of every tensor each rank holds, as index ranges of the
+  /// global tensor: "rank 1: W1[h, 4h_T] = rows 0..15, cols 16..31 of [16, 64]"; a tensor
+  /// every rank holds whole takes one line, "every rank: X[m, h] = rows 0..7, ...".
   void print_shards(const std::vector<ShardNote>& notes) const;
+
+  /// Runs `body` as the part `name` on every rank, then agrees over the world how it ended:
+  /// not_started when a rank met a TPLAB_TODO() or require_part() stopped it; wrong when a
+  /// report in it failed or a rank threw (that rank prints "rank R: <message>" to stderr);
+  /// pass otherwise. A report that failed makes the part wrong even if a TODO follows. The
+  /// program goes on to the next part whatever the verdict. Collective.
+  PartVerdict part(const std::string& name, const std::function<void()>& body);
+
+  /// Inside a part: ends it as not started, on every rank alike, unless the earlier part
+  /// `earlier` passed; `why` says what this part needs from it ("backward runs on the
+  /// activations forward keeps"). For a part whose inputs the reference cannot stand in for.
+  void require_part(const std::string& earlier, const std::string& why);
+
+  /// The verdict of the earlier part `name`; throws InternalError when no part had that name.
+  PartVerdict verdict_of(const std::string& name) const;
 
   /// rank's shard of `global`, cut as `placement` says, on the lesson's device in f64.
   Tensor shard(const HostArray& global, const TensorPlacement& placement);
@@ -86,38 +136,70 @@ class Lesson {
   /// Queues the comparison of this rank's shard `got` with the block of `reference` that
   /// `placement` gives it. atol is tolerance.atol_scale times the reference's RMS (for a
   /// gradient that is zero in exact arithmetic, such as d_bk, its queued sibling's RMS).
+  /// Throws UsageError, naming the expected block, when `got` has the wrong extents.
   void expect(const std::string& name, const HostArray& reference, const TensorPlacement& placement,
               const Tensor& got, const Tolerance& tolerance);
 
+  /// Queues a note on the tensor `name` for the next report(), which prints it under the table
+  /// (when the tensor failed) and writes it to the verdict file. Call it on every rank alike.
+  void explain(const std::string& name, const std::string& text);
+
   /// Compares the queued tensors over all ranks, prints the table on rank 0 under `title`,
-  /// and returns whether every tensor passed (the same on every rank). Collective.
+  /// and returns whether every tensor passed (the same on every rank). A failed tensor's
+  /// worst element is named by its place in the global tensor, its block and the ranks that
+  /// hold the block. Collective; only inside a part.
   bool report(const std::string& title);
+
+  /// Whether `mine` is true on every rank. Collective over the world.
+  bool on_every_rank(bool mine);
 
   /// Every report so far, in order (what `tplab lesson grade` scores, tensor by tensor).
   const std::vector<CheckedReport>& reports() const { return reports_; }
+  /// Every part so far, in order.
+  const std::vector<PartResult>& parts() const { return parts_; }
 
  private:
+  struct Agreement;  // the run's own communicator for agreeing on verdicts
+
+  /// Drops the tensors and notes queued since the last report.
+  void clear_queue();
+
   Comm& world_;
   Device& device_;
+  std::shared_ptr<Agreement> agreement_;
+  std::string current_part_;           // empty outside part()
   std::vector<HostArray> references_;  // kept alive until report()
   std::vector<std::string> names_;
   std::vector<const TensorPlacement*> placements_;
   std::vector<std::vector<double>> got_;
   std::vector<Tolerance> tolerances_;
+  std::vector<std::pair<std::string, std::string>> notes_;
   std::vector<CheckedReport> reports_;
+  std::vector<PartResult> parts_;
 };
 
 /// Refuses, identically on every rank, a world size that cannot run the lesson: `what` says
-/// why ("lesson 01 splits the 64 columns of W over t ranks"), `sizes` what would work.
+/// why ("lesson 01 splits the 64 columns of W over t ranks"), `sizes` what would work. Call it
+/// before the first part.
 void require_world_size(const Lesson& lesson, bool ok, const std::string& what,
                         const std::vector<int>& sizes);
 
-/// Runs one lesson program: starts MPI, makes the world and a CPU device, runs `body` on every
-/// rank and turns its verdict, a TODO, or a refused world size into the exit code. The ranks
-/// agree on the verdict before they leave (a TODO anywhere makes the run "not started").
-/// Under `tplab lesson check` (TPLAB_LESSON_VERDICT names a file), rank 0 writes the verdict
-/// and every report there as JSON, and every rank exits 0.
-int run_lesson(const std::string& name, const std::function<bool(Lesson&)>& body);
+/// The verdict of a whole lesson from its parts' verdicts: "pass" when every part passes,
+/// "wrong" when any is wrong, "not_started" when none passed or failed, else "in_progress".
+std::string lesson_verdict(const std::vector<PartResult>& parts);
+
+/// The verdict file of a lesson run (spec: the launcher reads it):
+/// {"verdict", "parts": [{"name", "verdict", "todo", "message"}], "first_failed", "todo",
+///  "reports": [{"title", "part", "checks": [{"name", "pass", ..., "where", "note"}]}]}.
+nlohmann::json verdict_json(const std::vector<PartResult>& parts,
+                            const std::vector<CheckedReport>& reports);
+
+/// Runs one lesson program: starts MPI, makes the world and a CPU device, and runs `body` on
+/// every rank. `body` checks the world size, prints the shards and runs the lesson's parts
+/// (Lesson::part). Prints the lesson's verdict on rank 0 and returns the exit code (see the
+/// top of this file). Under `tplab lesson check` (TPLAB_LESSON_VERDICT names a file), rank 0
+/// writes verdict_json there and every rank exits 0.
+int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body);
 
 /// `values` (row-major) as a global array with these extents.
 HostArray host_array(Extents extents, std::vector<double> values);
@@ -127,5 +209,8 @@ std::vector<double> draw(std::int64_t count, std::uint64_t seed, bool integers);
 
 /// C[m, n] = A[m, k] B[k, n] on the host in f64: the single-device reference of a matmul.
 HostArray reference_matmul(const HostArray& a, const HostArray& b);
+
+/// A[n, m] = A[m, n]^T on the host.
+HostArray reference_transpose(const HostArray& a);
 
 }  // namespace tplab::lessons
