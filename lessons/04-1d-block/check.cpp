@@ -17,26 +17,7 @@ namespace {
 
 constexpr BlockShape kShape{2, 4, 16, 4};  // b, s, h, n: m = 8 tokens, head_dim 4
 
-/// Runs `block` forward and backward and compares y, dx and every gradient with the reference.
-bool check_block(Lesson& lesson, ParallelModule& block, const verify::HostArrays& in,
-                 const verify::HostArrays& want, const std::vector<TensorPlacement>& places,
-                 const std::string& title) {
-  const auto shard = [&](const char* name) {
-    return lesson.shard(in.at(name), find_placement(places, name));
-  };
-  const Tensor y = block.forward(shard("x"));
-  const Tensor dx = block.backward(shard("dy"));
-  TensorMap got = block.gradients();  // valid after backward
-  got.emplace("y", y);
-  got.emplace("dx", dx);
-  const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
-  for (const std::string& name : verify::checked_tensors(Workload::block)) {
-    lesson.expect(name, want.at(name), find_placement(places, name), got.at(name), tolerance);
-  }
-  return lesson.report(title);
-}
-
-bool run(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int t = lesson.size();
   require_world_size(lesson, kShape.heads % t == 0,
                      fmt::format("lesson 04 gives each rank whole heads of the {}", kShape.heads),
@@ -47,36 +28,62 @@ bool run(Lesson& lesson) {
   // The 1D scheme's own placements: Wq, Wk, Wv, W1 by columns, Wo, W2 by rows.
   const std::vector<TensorPlacement> places =
       tp1d::Scheme1D().placements(t, kShape, Workload::block);
-  const auto place = [&](std::string_view name) { return &find_placement(places, name); };
-  lesson.print_shards({{"X", "[m, h]", place("x")},
-                       {"LN gamma", "[h]", place("ln1_gamma")},
-                       {"Wq", "[h, h/t]", place("wq")},
-                       {"bq", "[h/t]", place("bq")},
-                       {"Wo", "[h/t, h]", place("wo")},
-                       {"bo", "[h]", place("bo")},
-                       {"W1", "[h, 4h/t]", place("w1")},
-                       {"W2", "[4h/t, h]", place("w2")}});
+  const auto place = [&](std::string_view name) -> const TensorPlacement& {
+    return find_placement(places, name);
+  };
+  lesson.print_shards({{"X", "[m, h]", &place("x")},
+                       {"LN gamma", "[h]", &place("ln1_gamma")},
+                       {"Wq", "[h, h_T]", &place("wq")},
+                       {"bq", "[h_T]", &place("bq")},
+                       {"Wo", "[h_T, h]", &place("wo")},
+                       {"bo", "[h]", &place("bo")},
+                       {"W1", "[h, 4h_T]", &place("w1")},
+                       {"W2", "[4h_T, h]", &place("w2")}});
   if (lesson.rank() == 0) {
     fmt::print("  (Wk, Wv as Wq; each rank holds {} of the {} heads whole)\n", kShape.heads / t,
                kShape.heads);
   }
   TensorMap p;
   for (std::string_view name : kBlockParameters) {
-    p.emplace(std::string(name), lesson.shard(in.find(name)->second, *place(name)));
+    p.emplace(std::string(name), lesson.shard(in.find(name)->second, place(name)));
   }
   Device& device = lesson.device();
   Comm& tp = lesson.world();
   const auto layernorm = [&](const char* gamma, const char* beta) {
     return std::make_unique<LayerNorm>(device, nullptr, nullptr, kShape.h, p.at(gamma), p.at(beta));
   };
-  PreLnBlock library_block(device, layernorm("ln1_gamma", "ln1_beta"),
-                           make_attention(device, tp, kShape, p),
-                           layernorm("ln2_gamma", "ln2_beta"),
-                           std::make_unique<tp1d::Mlp1D>(device, tp, p, Activation::gelu));
-  const bool attention = check_block(lesson, library_block, in, want, places,
-                                     "your attention in the library's block (f64 tolerance)");
-  const std::unique_ptr<ParallelModule> block = make_block(device, tp, kShape, p);
-  return check_block(lesson, *block, in, want, places, "your block (f64 tolerance)") && attention;
+  const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
+  const auto shard = [&](const char* name) { return lesson.shard(in.at(name), place(name)); };
+  // The exercise's attention inside the library's block, then the exercise's whole block.
+  std::unique_ptr<ParallelModule> library_block, block;
+  lesson.part("forward", [&] {
+    library_block = std::make_unique<PreLnBlock>(
+        device, layernorm("ln1_gamma", "ln1_beta"), make_attention(device, tp, kShape, p),
+        layernorm("ln2_gamma", "ln2_beta"),
+        std::make_unique<tp1d::Mlp1D>(device, tp, p, Activation::gelu));
+    lesson.expect("y", want.at("y"), place("y"), library_block->forward(shard("x")), tolerance);
+    lesson.report("forward: your attention in the library's block (f64 tolerance)");
+    block = make_block(device, tp, kShape, p);
+    lesson.expect("y", want.at("y"), place("y"), block->forward(shard("x")), tolerance);
+    lesson.report("forward: your block (f64 tolerance)");
+  });
+  // Backward of one block: dx and every gradient, everything checked but y.
+  const auto check_backward = [&](ParallelModule& module, const std::string& title) {
+    const Tensor dx = module.backward(shard("dy"));
+    TensorMap got = module.gradients();  // valid after backward
+    got.emplace("dx", dx);
+    for (const std::string& name : verify::checked_tensors(Workload::block)) {
+      if (name != "y") lesson.expect(name, want.at(name), place(name), got.at(name), tolerance);
+    }
+    lesson.report(title);
+  };
+  lesson.part("backward", [&] {
+    lesson.require_part("forward", "backward runs on the activations forward keeps");
+    check_backward(*library_block,
+                   "backward: your attention in the library's block (f64 "
+                   "tolerance)");
+    check_backward(*block, "backward: your block (f64 tolerance)");
+  });
 }
 
 }  // namespace

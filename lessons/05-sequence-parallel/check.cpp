@@ -3,6 +3,8 @@
 // reference: y, dx and every gradient within the f64 tolerance.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
 #include "problem.hpp"
@@ -23,7 +25,7 @@ TensorPlacement token_shard(std::string name, Extents global, int t) {
   });
 }
 
-bool check_collectives(Lesson& lesson) {
+void check_collectives(Lesson& lesson) {
   const int t = lesson.size();
   const std::int64_t m = kShape.tokens(), h = kShape.h;
   const HostArray x = host_array({m, h}, draw(m * h, 51, true));
@@ -44,7 +46,7 @@ bool check_collectives(Lesson& lesson) {
   const Tensor partial = lesson.shard(partials, partial_place).reshaped({m, h});
   lesson.expect("S (scatter)", sum, sum_place,
                 reduce_scatter_tokens(device, lesson.world(), partial), exact_tolerance());
-  return lesson.report(
+  lesson.report(
       "all_gather_tokens of X_r, reduce_scatter_tokens of P_r into S, exact (integer inputs)");
 }
 
@@ -83,8 +85,13 @@ verify::HostArrays reference_sublayer(const verify::HostArrays& in) {
   return out;
 }
 
-bool check_sublayer(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int t = lesson.size();
+  require_world_size(lesson, kShape.tokens() % t == 0 && kShape.ffn() % t == 0 && t <= 8,
+                     fmt::format("lesson 05 splits the {} tokens and the {} columns of W1 evenly "
+                                 "over t ranks",
+                                 kShape.tokens(), kShape.ffn()),
+                     {1, 2, 4, 8});
   const verify::HostArrays in =
       verify::make_inputs(kShape, 7, Workload::block, verify::Values::real);
   const verify::HostArrays want = reference_sublayer(in);
@@ -99,39 +106,44 @@ bool check_sublayer(Lesson& lesson) {
     if (name == "d_gamma" || name == "d_beta") return whole_vector;
     return find_placement(mlp, name);
   };
-  lesson.print_shards({{"x_r", "[m/t, h]", &tokens},
+  lesson.print_shards({{"x", "[m_T, h]", &tokens},
                        {"gamma", "[h]", &whole_vector},
-                       {"a_full", "[m, h]", &gathered},
-                       {"W1", "[h, 4h/t]", &place("w1")},
-                       {"W2", "[4h/t, h]", &place("w2")},
-                       {"y_r", "[m/t, h]", &tokens}});
+                       {"a", "[m, h]", &gathered},
+                       {"W1", "[h, 4h_T]", &place("w1")},
+                       {"W2", "[4h_T, h]", &place("w2")},
+                       {"y", "[m_T, h]", &tokens}});
   const auto shard = [&](const char* name, const TensorPlacement& placement) {
     return lesson.shard(in.at(name), placement);
   };
-  const SpShards p{shard("ln1_gamma", whole_vector), shard("ln1_beta", whole_vector),
-                   shard("w1", place("w1")),         shard("b1", place("b1")),
-                   shard("w2", place("w2")),         shard("b2", place("b2"))};
-  const SpResult r = ln_mlp_sequence_parallel(lesson.device(), lesson.world(), p,
-                                              shard("x", tokens), shard("dy", tokens));
   const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
-  const std::pair<const char*, const Tensor*> results[] = {
-      {"y", &r.y},       {"dx", &r.dx},     {"d_gamma", &r.d_gamma}, {"d_beta", &r.d_beta},
-      {"d_w1", &r.d_w1}, {"d_b1", &r.d_b1}, {"d_w2", &r.d_w2},       {"d_b2", &r.d_b2}};
-  for (const auto& [name, got] : results) {
-    lesson.expect(name, want.at(name), place(name), *got, tolerance);
-  }
-  return lesson.report("sequence-parallel LayerNorm + MLP sublayer (f64 tolerance)");
-}
-
-bool run(Lesson& lesson) {
-  const int t = lesson.size();
-  require_world_size(lesson, kShape.tokens() % t == 0 && kShape.ffn() % t == 0 && t <= 8,
-                     fmt::format("lesson 05 splits the {} tokens and the {} columns of W1 evenly "
-                                 "over t ranks",
-                                 kShape.tokens(), kShape.ffn()),
-                     {1, 2, 4, 8});
-  const bool collectives = check_collectives(lesson);
-  return check_sublayer(lesson) && collectives;
+  const auto expect = [&](const char* name, const Tensor& got) {
+    lesson.expect(name, want.at(name), place(name), got, tolerance);
+  };
+  // ln_mlp_sequence_parallel runs forward and backward in one call: forward checks y,
+  // backward the gradients.
+  std::optional<SpResult> result;
+  lesson.part("forward", [&] {
+    check_collectives(lesson);
+    const SpShards p{shard("ln1_gamma", whole_vector), shard("ln1_beta", whole_vector),
+                     shard("w1", place("w1")),         shard("b1", place("b1")),
+                     shard("w2", place("w2")),         shard("b2", place("b2"))};
+    result = ln_mlp_sequence_parallel(lesson.device(), lesson.world(), p, shard("x", tokens),
+                                      shard("dy", tokens));
+    expect("y", result->y);
+    lesson.report("sequence-parallel LayerNorm + MLP sublayer, forward (f64 tolerance)");
+  });
+  lesson.part("backward", [&] {
+    lesson.require_part("forward",
+                        "the sublayer's gradients come from the activations of its forward");
+    expect("dx", result->dx);
+    expect("d_gamma", result->d_gamma);
+    expect("d_beta", result->d_beta);
+    expect("d_w1", result->d_w1);
+    expect("d_b1", result->d_b1);
+    expect("d_w2", result->d_w2);
+    expect("d_b2", result->d_b2);
+    lesson.report("sequence-parallel LayerNorm + MLP sublayer, backward (f64 tolerance)");
+  });
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ constexpr std::int64_t kRows = 12;  // m
 constexpr std::int64_t kIn = 24;    // in
 constexpr std::int64_t kOut = 18;   // out
 
-bool run(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int p = lesson.size();
   const int q = square_root(p);
   require_world_size(lesson, q > 0 && q <= 3,
@@ -29,33 +29,33 @@ bool run(Lesson& lesson) {
   const TensorPlacement x_place = blocked("X", x.extents, "block (i, j)", p, q, q, block);
   const TensorPlacement w_place = blocked("W", w.extents, "block (i, j)", p, q, q, block);
   const TensorPlacement y_place = blocked("Y", y.extents, "block (i, j)", p, q, q, block);
-  lesson.print_shards({{"X(i,j)", "[m/q, in/q]", &x_place},
-                       {"W(i,j)", "[in/q, out/q]", &w_place},
-                       {"Y(i,j)", "[m/q, out/q]", &y_place}});
+  lesson.print_shards({{"X", "[m_I, in_J]", &x_place},
+                       {"W", "[in_I, out_J]", &w_place},
+                       {"Y", "[m_I, out_J]", &y_place}});
   if (lesson.rank() == 0) {
     fmt::print(
         "  (rank = i*q + j: row group i holds ranks i*q .. i*q+q-1, column group j every "
         "q-th rank from j)\n");
   }
-  CommCounters& counters = lesson.world().counters();
-  counters.reset();
-  const Tensor got =
-      summa_forward(lesson.device(), grid, lesson.shard(x, x_place), lesson.shard(w, w_place));
-  const std::vector<CollectiveCount> counts = counters.snapshot();  // before the check's own
-  lesson.expect("Y", y, y_place, got, exact_tolerance());
-  const bool pass =
-      lesson.report(fmt::format("SUMMA on a {} x {} grid, exact (integer inputs)", q, q));
-  if (lesson.rank() == 0) {
-    fmt::print(
-        "  rank 0's collectives (SUMMA: q = {} broadcasts on row of [m/q, in/q], q on "
-        "column of [in/q, out/q]; a group of one counts none):\n",
-        q);
-    for (const CollectiveCount& c : counts) {
-      fmt::print("    {} on {}: {} calls, {} elements\n", collective_name(c.collective), c.group,
-                 c.calls, c.elements);
+  lesson.part("forward", [&] {
+    CommCounters& counters = lesson.world().counters();
+    counters.reset();
+    const Tensor got =
+        summa_forward(lesson.device(), grid, lesson.shard(x, x_place), lesson.shard(w, w_place));
+    const std::vector<CollectiveCount> counts = counters.snapshot();  // before the check's own
+    lesson.expect("Y", y, y_place, got, exact_tolerance());
+    lesson.report(fmt::format("SUMMA on a {} x {} grid, exact (integer inputs)", q, q));
+    if (lesson.rank() == 0) {
+      fmt::print(
+          "  rank 0's collectives (SUMMA: q = {} broadcasts on row of [m/q, in/q], q on "
+          "column of [in/q, out/q]; a group of one counts none):\n",
+          q);
+      for (const CollectiveCount& c : counts) {
+        fmt::print("    {} on {}: {} calls, {} elements\n", collective_name(c.collective), c.group,
+                   c.calls, c.elements);
+      }
     }
-  }
-  return pass;
+  });
 }
 
 }  // namespace

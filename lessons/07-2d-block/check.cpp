@@ -3,6 +3,9 @@
 // it, the library's Attention2D and Mlp2D, each tensor against the single-device reference.
 #include <fmt/format.h>
 
+#include <cmath>
+#include <optional>
+
 #include "harness.hpp"
 #include "layers/activation.hpp"
 #include "lesson.hpp"
@@ -27,111 +30,111 @@ HostArray shifted(HostArray a, double offset) {
   return a;
 }
 
-bool check_layernorm(Lesson& lesson, Grid2D& grid, const std::vector<TensorPlacement>& places) {
+/// The distributed LayerNorm alone, on inputs far from zero, and its reference.
+struct LayerNormCase {
+  HostArray x, dy, gamma, beta;
+  HostArray y, dx, d_gamma, d_beta;  // the reference's
+  HostArray xhat, rstd;              // what the reference's forward keeps for backward
+  Tolerance tolerance;
+};
+
+LayerNormCase layernorm_case() {
   const std::int64_t m = kShape.tokens(), h = kShape.h;
-  const HostArray x = shifted(host_array({m, h}, draw(m * h, 71, false)), kMeanOffset);
-  const HostArray dy = host_array({m, h}, draw(m * h, 72, false));
-  const HostArray gamma = shifted(host_array({h}, draw(h, 73, false)), 1.0);
-  const HostArray beta = host_array({h}, draw(h, 74, false));
+  LayerNormCase c;
+  c.x = shifted(host_array({m, h}, draw(m * h, 71, false)), kMeanOffset);
+  c.dy = host_array({m, h}, draw(m * h, 72, false));
+  c.gamma = shifted(host_array({h}, draw(h, 73, false)), 1.0);
+  c.beta = host_array({h}, draw(h, 74, false));
   ref::Matrix<double> dx;
   ref::Vector<double> dgamma, dbeta;
-  const auto ref_x = verify::to_reference_matrix<double>(x);
-  const auto ref_gamma = verify::to_reference_vector<double>(gamma);
+  const auto ref_x = verify::to_reference_matrix<double>(c.x);
+  const auto ref_gamma = verify::to_reference_vector<double>(c.gamma);
   const ref::Matrix<double> y =
-      ref::layernorm_forward(ref_x, ref_gamma, verify::to_reference_vector<double>(beta));
-  ref::layernorm_backward(ref_x, ref_gamma, verify::to_reference_matrix<double>(dy), dx, dgamma,
+      ref::layernorm_forward(ref_x, ref_gamma, verify::to_reference_vector<double>(c.beta));
+  ref::layernorm_backward(ref_x, ref_gamma, verify::to_reference_matrix<double>(c.dy), dx, dgamma,
                           dbeta);
-
-  // The 2D scheme's placements: activations by (token block i, feature block j), LayerNorm's
-  // parameters by feature block j, the same down a column.
-  const TensorPlacement& activation = find_placement(places, "x");
-  const TensorPlacement& vector = find_placement(places, "ln1_gamma");
-  lesson.print_shards({{"x(i,j)", "[m/q, h/q]", &activation}, {"gamma(j)", "[h/q]", &vector}});
-  LayerNormSaved saved;
-  const Tensor gamma_local = lesson.shard(gamma, vector);
-  const Tensor y_local =
-      distributed_layernorm_forward(lesson.device(), grid, h, lesson.shard(x, activation),
-                                    gamma_local, lesson.shard(beta, vector), saved);
-  const LayerNormGrads g = distributed_layernorm_backward(
-      lesson.device(), grid, h, lesson.shard(dy, activation), gamma_local, saved);
+  c.y = verify::to_host_array(y, {m, h});
+  c.dx = verify::to_host_array(dx, {m, h});
+  c.d_gamma = verify::to_host_array(dgamma, {h});
+  c.d_beta = verify::to_host_array(dbeta, {h});
+  // xhat and rstd per token, two-pass: what backward reads when forward is not done.
+  c.xhat = c.x;
+  c.rstd = HostArray{{m}, std::vector<double>(static_cast<std::size_t>(m))};
+  for (std::int64_t r = 0; r < m; ++r) {
+    const auto row = c.xhat.values.begin() + r * h;
+    double mean = 0, var = 0;
+    for (std::int64_t f = 0; f < h; ++f) mean += row[f] / static_cast<double>(h);
+    for (std::int64_t f = 0; f < h; ++f) var += (row[f] - mean) * (row[f] - mean) / h;
+    const double rstd = 1.0 / std::sqrt(var + kEps);
+    for (std::int64_t f = 0; f < h; ++f) row[f] = (row[f] - mean) * rstd;
+    c.rstd.values[static_cast<std::size_t>(r)] = rstd;
+  }
   // So far from zero even the two-pass variance rounds the mean by about |mean| x 2^-52, 50
   // times more than at verify's offset of 20, where f64's tolerance was measured: scaled by
   // that, it still leaves a one-pass variance (off by |mean|^2 x 2^-52) a hundred times over.
-  Tolerance tolerance = verify::tolerance_for(DType::f64, false);
+  c.tolerance = verify::tolerance_for(DType::f64, false);
   const double farther = kMeanOffset / verify::kShiftedInputMean;
-  tolerance.atol_scale *= farther;
-  tolerance.rtol *= farther;
-  tolerance.max_rel_l2 *= farther;
-  lesson.expect("y", verify::to_host_array(y, {m, h}), activation, y_local, tolerance);
-  lesson.expect("dx", verify::to_host_array(dx, {m, h}), activation, g.dx, tolerance);
-  lesson.expect("d_gamma", verify::to_host_array(dgamma, {h}), vector, g.d_gamma, tolerance);
-  lesson.expect("d_beta", verify::to_host_array(dbeta, {h}), vector, g.d_beta, tolerance);
-  return lesson.report(fmt::format(
-      "distributed LayerNorm, mean {:g} and spread ~0.6 per token (f64 tolerance)", kMeanOffset));
+  c.tolerance.atol_scale *= farther;
+  c.tolerance.rtol *= farther;
+  c.tolerance.max_rel_l2 *= farther;
+  return c;
 }
 
-/// Forward and backward of the 2D block with the exercise's LayerNorm; y, dx and every gradient.
-TensorMap run_block(Lesson& lesson, Grid2D& grid, const TensorMap& p, const Tensor& x,
-                    const Tensor& dy) {
-  Device& device = lesson.device();
-  const int q = grid.q;
-  tp2d::Attention2D attention(device, grid, kShape.b / q, kShape.heads / q, kShape.head_dim(), p);
-  tp2d::Mlp2D mlp(device, grid, p, Activation::gelu);
-  LayerNormSaved ln1, ln2;
-  const Tensor a = distributed_layernorm_forward(device, grid, kShape.h, x, p.at("ln1_gamma"),
-                                                 p.at("ln1_beta"), ln1);
-  Tensor x1 = attention.forward(a);
-  device.add_inplace(x1, x);  // x1 = x + Attention(LN1(x))
-  const Tensor mid = distributed_layernorm_forward(device, grid, kShape.h, x1, p.at("ln2_gamma"),
-                                                   p.at("ln2_beta"), ln2);
-  Tensor y = mlp.forward(mid);
-  device.add_inplace(y, x1);  // y = x1 + MLP(LN2(x1))
+/// The 2D block with the exercise's LayerNorm, the library's Attention2D and Mlp2D, and what
+/// its forward keeps for backward.
+class Block2D {
+ public:
+  Block2D(Device& device, Grid2D& grid, const TensorMap& p)
+      : device_(device),
+        grid_(grid),
+        p_(p),
+        attention_(device, grid, kShape.b / grid.q, kShape.heads / grid.q, kShape.head_dim(), p),
+        mlp_(device, grid, p, Activation::gelu) {}
 
-  const LayerNormGrads g2 = distributed_layernorm_backward(device, grid, kShape.h, mlp.backward(dy),
-                                                           p.at("ln2_gamma"), ln2);
-  Tensor dx1 = g2.dx;
-  device.add_inplace(dx1, dy);
-  const LayerNormGrads g1 = distributed_layernorm_backward(
-      device, grid, kShape.h, attention.backward(dx1), p.at("ln1_gamma"), ln1);
-  Tensor dx = g1.dx;
-  device.add_inplace(dx, dx1);
-
-  TensorMap out;
-  attention.collect_gradients(out);
-  mlp.collect_gradients(out);
-  out.emplace("d_ln1_gamma", g1.d_gamma);
-  out.emplace("d_ln1_beta", g1.d_beta);
-  out.emplace("d_ln2_gamma", g2.d_gamma);
-  out.emplace("d_ln2_beta", g2.d_beta);
-  out.emplace("y", y);
-  out.emplace("dx", dx);
-  return out;
-}
-
-bool check_block(Lesson& lesson, Grid2D& grid, const std::vector<TensorPlacement>& places) {
-  const verify::HostArrays in =
-      verify::make_inputs(kShape, 9, Workload::block, verify::Values::real);
-  const verify::HostArrays want = verify::reference_outputs(kShape, in, Workload::block);
-  const auto place = [&](std::string_view name) { return &find_placement(places, name); };
-  lesson.print_shards({{"x(i,j)", "[m/q, h/q]", place("x")},
-                       {"Wq(i,j)", "[h/q, h/q]", place("wq")},
-                       {"bq(j)", "[h/q]", place("bq")},
-                       {"W1(i,j)", "[h/q, 4h/q]", place("w1")},
-                       {"W2(i,j)", "[4h/q, h/q]", place("w2")}});
-  TensorMap p;
-  for (std::string_view name : kBlockParameters) {
-    p.emplace(std::string(name), lesson.shard(in.find(name)->second, *place(name)));
+  /// y = x1 + MLP(LN2(x1)) with x1 = x + Attention(LN1(x)).
+  Tensor forward(const Tensor& x) {
+    const Tensor a = distributed_layernorm_forward(device_, grid_, kShape.h, x, p_.at("ln1_gamma"),
+                                                   p_.at("ln1_beta"), ln1_);
+    Tensor x1 = attention_.forward(a);
+    device_.add_inplace(x1, x);  // x1 = x + Attention(LN1(x))
+    const Tensor mid = distributed_layernorm_forward(device_, grid_, kShape.h, x1,
+                                                     p_.at("ln2_gamma"), p_.at("ln2_beta"), ln2_);
+    Tensor y = mlp_.forward(mid);
+    device_.add_inplace(y, x1);  // y = x1 + MLP(LN2(x1))
+    return y;
   }
-  const TensorMap got = run_block(lesson, grid, p, lesson.shard(in.at("x"), *place("x")),
-                                  lesson.shard(in.at("dy"), *place("dy")));
-  const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
-  for (const std::string& name : verify::checked_tensors(Workload::block)) {
-    lesson.expect(name, want.at(name), *place(name), got.at(name), tolerance);
-  }
-  return lesson.report("the 2D block with your LayerNorm (f64 tolerance)");
-}
 
-bool run(Lesson& lesson) {
+  /// dx and every gradient, by the names verify checks.
+  TensorMap backward(const Tensor& dy) {
+    const LayerNormGrads g2 = distributed_layernorm_backward(
+        device_, grid_, kShape.h, mlp_.backward(dy), p_.at("ln2_gamma"), ln2_);
+    Tensor dx1 = g2.dx;
+    device_.add_inplace(dx1, dy);
+    const LayerNormGrads g1 = distributed_layernorm_backward(
+        device_, grid_, kShape.h, attention_.backward(dx1), p_.at("ln1_gamma"), ln1_);
+    Tensor dx = g1.dx;
+    device_.add_inplace(dx, dx1);
+    TensorMap out;
+    attention_.collect_gradients(out);
+    mlp_.collect_gradients(out);
+    out.emplace("d_ln1_gamma", g1.d_gamma);
+    out.emplace("d_ln1_beta", g1.d_beta);
+    out.emplace("d_ln2_gamma", g2.d_gamma);
+    out.emplace("d_ln2_beta", g2.d_beta);
+    out.emplace("dx", dx);
+    return out;
+  }
+
+ private:
+  Device& device_;
+  Grid2D& grid_;
+  const TensorMap& p_;
+  tp2d::Attention2D attention_;
+  tp2d::Mlp2D mlp_;
+  LayerNormSaved ln1_, ln2_;
+};
+
+void run(Lesson& lesson) {
   const int q = square_root(lesson.size());
   require_world_size(lesson, q > 0 && kShape.b % q == 0 && kShape.heads % q == 0,
                      fmt::format("lesson 07 runs on a q x q grid whose q divides the batch ({}) "
@@ -139,10 +142,78 @@ bool run(Lesson& lesson) {
                                  kShape.b, kShape.heads),
                      {1, 4});
   Grid2D grid = Grid2D::build(lesson.world());
+  Device& device = lesson.device();
+  const std::int64_t h = kShape.h;
   const std::vector<TensorPlacement> places =
       tp2d::Scheme2D().placements(lesson.size(), kShape, Workload::block);
-  const bool layernorm = check_layernorm(lesson, grid, places);
-  return check_block(lesson, grid, places) && layernorm;
+  const auto place = [&](std::string_view name) -> const TensorPlacement& {
+    return find_placement(places, name);
+  };
+  // The 2D scheme's placements: activations by (token block i, feature block j), LayerNorm's
+  // parameters by feature block j, the same down a column; rstd by token block i.
+  const TensorPlacement& activation = place("x");
+  const TensorPlacement& vector = place("ln1_gamma");
+  const TensorPlacement per_token =
+      blocked("rstd", {kShape.tokens()}, "token block i", lesson.size(), 1, q, [q](int r) {
+        return std::pair<std::int64_t, std::int64_t>{0, r / q};
+      });
+  lesson.print_shards({{"x", "[m_I, h_J]", &activation},
+                       {"gamma", "[h_J]", &vector},
+                       {"rstd", "[m_I]", &per_token},
+                       {"Wq", "[h_I, h_J]", &place("wq")},
+                       {"bq", "[h_J]", &place("bq")},
+                       {"W1", "[h_I, 4h_J]", &place("w1")},
+                       {"W2", "[4h_I, h_J]", &place("w2")}});
+
+  const LayerNormCase ln = layernorm_case();
+  const Tensor gamma_local = lesson.shard(ln.gamma, vector);
+  LayerNormSaved saved;
+  const verify::HostArrays in =
+      verify::make_inputs(kShape, 9, Workload::block, verify::Values::real);
+  const verify::HostArrays want = verify::reference_outputs(kShape, in, Workload::block);
+  TensorMap p;
+  for (std::string_view name : kBlockParameters) {
+    p.emplace(std::string(name), lesson.shard(in.find(name)->second, place(name)));
+  }
+  const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
+  std::optional<Block2D> block;
+  const auto ln_title = [](const char* step) {
+    return fmt::format(
+        "distributed LayerNorm, mean {:g} and spread ~0.6 per token, {} (f64 "
+        "tolerance)",
+        kMeanOffset, step);
+  };
+
+  lesson.part("forward", [&] {
+    const Tensor y =
+        distributed_layernorm_forward(device, grid, h, lesson.shard(ln.x, activation), gamma_local,
+                                      lesson.shard(ln.beta, vector), saved);
+    lesson.expect("y", ln.y, activation, y, ln.tolerance);
+    lesson.report(ln_title("forward"));
+    block.emplace(device, grid, p);
+    lesson.expect("y", want.at("y"), place("y"),
+                  block->forward(lesson.shard(in.at("x"), place("x"))), tolerance);
+    lesson.report("the 2D block with your LayerNorm, forward (f64 tolerance)");
+  });
+  lesson.part("backward", [&] {
+    if (lesson.verdict_of("forward") != PartVerdict::pass) {
+      // Backward reads what forward kept: without a forward that passes, the reference's.
+      saved = {lesson.shard(ln.xhat, activation), lesson.shard(ln.rstd, per_token)};
+    }
+    const LayerNormGrads g = distributed_layernorm_backward(
+        device, grid, h, lesson.shard(ln.dy, activation), gamma_local, saved);
+    lesson.expect("dx", ln.dx, activation, g.dx, ln.tolerance);
+    lesson.expect("d_gamma", ln.d_gamma, vector, g.d_gamma, ln.tolerance);
+    lesson.expect("d_beta", ln.d_beta, vector, g.d_beta, ln.tolerance);
+    lesson.report(ln_title("backward"));
+    lesson.require_part("forward",
+                        "the block's backward runs on the activations its forward keeps");
+    const TensorMap got = block->backward(lesson.shard(in.at("dy"), place("dy")));
+    for (const std::string& name : verify::checked_tensors(Workload::block)) {
+      if (name != "y") lesson.expect(name, want.at(name), place(name), got.at(name), tolerance);
+    }
+    lesson.report("the 2D block with your LayerNorm, backward (f64 tolerance)");
+  });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "lesson.hpp"
+#include "lessons/common/cube_sums.hpp"
 #include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::matmul_3d {
@@ -19,7 +20,7 @@ Tensor scalar(Device& device, double value) {
   return t;
 }
 
-bool run(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int p = lesson.size();
   const int q = cube_side(p);
   require_world_size(lesson, q == 1 || q == 2,
@@ -55,35 +56,51 @@ bool run(Lesson& lesson) {
       blocked("Y", y.extents, "token block j q + k, out block i", p, qq, q, [&](int r) {
         return Block{at(r).j * q + at(r).k, at(r).i};
       });
-  lesson.print_shards({{"X", "[m/q^2, h/q]", &x_place},
-                       {"W", "[h/q^2, 4h/q]", &w_place},
-                       {"X~", "[m/q, h/q]", &x_gathered_place},
-                       {"W~", "[h/q, 4h/q]", &w_gathered_place},
-                       {"Y", "[m/q^2, 4h/q]", &y_place}});
+  lesson.print_shards({{"X", "[m_JI, h_K]", &x_place},
+                       {"W", "[h_KJ, 4h_I]", &w_place},
+                       {"X~", "[m_J, h_K]", &x_gathered_place},
+                       {"W~", "[h_K, 4h_I]", &w_gathered_place},
+                       {"Y", "[m_JK, 4h_I]", &y_place}});
   if (lesson.rank() == 0) {
     fmt::print("coordinates (i,j,k) of rank = i + q (j + q k):");
     for (int r = 0; r < p; ++r) fmt::print(" {}=({},{},{})", r, at(r).i, at(r).j, at(r).k);
     fmt::print("\n");
   }
 
+  // Each rank's partial product before the reduce-scatter, P[m_J, 4h_I]{U_K}, from which the
+  // sum over any group of the cube follows: the check tells which one Y holds.
+  std::vector<HostArray> partials;
+  for (int r = 0; r < p; ++r) {
+    const BlockRange& xb = x_gathered_place.blocks[static_cast<std::size_t>(r)];
+    const BlockRange& wb = w_gathered_place.blocks[static_cast<std::size_t>(r)];
+    // X~ [m/q, h/q] x W~ [h/q, 4h/q] -> [m/q, 4h/q]
+    partials.push_back(reference_matmul(matrix_block(x, xb.row0, xb.rows, xb.col0, xb.cols),
+                                        matrix_block(w, wb.row0, wb.rows, wb.col0, wb.cols)));
+  }
+
   Device& device = lesson.device();
   const Grid3D grid = Grid3D::build(lesson.world());
-  CommCounters& counters = lesson.world().counters();
-  counters.reset();
-  const Tensor y_local =
-      matmul_3d(device, grid, lesson.shard(x, x_place), lesson.shard(w, w_place));
-  double sent = 0;  // what crossed this rank's links, as the counters record it
-  for (const CollectiveCount& c : counters.snapshot()) sent += c.bus_elements;
-  lesson.expect("Y", y, y_place, y_local, exact_tolerance());
-  const TensorPlacement one = replicated("scalar", {1}, p);
-  lesson.expect("sent", host_array({1}, {sent}), one,
-                scalar(device, matmul_3d_bus_elements(kTokens, in, out, q)), exact_tolerance());
-  const bool pass = lesson.report(fmt::format("3D matmul on a {0} x {0} x {0} cube, exact", q));
-  if (lesson.rank() == 0) {
-    fmt::print("  sent: your formula against the bus elements the counters recorded ({:g})\n",
-               sent);
-  }
-  return pass;
+  lesson.part("forward", [&] {
+    CommCounters& counters = lesson.world().counters();
+    counters.reset();
+    const Tensor y_local =
+        matmul_3d(device, grid, lesson.shard(x, x_place), lesson.shard(w, w_place));
+    double sent = 0;  // what crossed this rank's links, as the counters record it
+    for (const CollectiveCount& c : counters.snapshot()) sent += c.bus_elements;
+    lesson.expect("Y", y, y_place, y_local, exact_tolerance());
+    std::vector<double> got(static_cast<std::size_t>(y_local.numel()));
+    device.download(y_local, got);
+    const std::string summed = diagnose_group_sum(lesson, got, partials, Axis3D::output);
+    if (!summed.empty()) lesson.explain("Y", summed);
+    const TensorPlacement one = replicated("scalar", {1}, p);
+    lesson.expect("sent", host_array({1}, {sent}), one,
+                  scalar(device, matmul_3d_bus_elements(kTokens, in, out, q)), exact_tolerance());
+    lesson.report(fmt::format("3D matmul on a {0} x {0} x {0} cube, exact", q));
+    if (lesson.rank() == 0) {
+      fmt::print("  sent: your formula against the bus elements the counters recorded ({:g})\n",
+                 sent);
+    }
+  });
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "comm_check.hpp"
 #include "cost_3d.hpp"
 #include "lesson.hpp"
+#include "lessons/common/cube_sums.hpp"
 #include "lessons/common/lesson.hpp"
 #include "problem.hpp"
 #include "tp3d/input_gather_3d.hpp"
@@ -27,7 +28,71 @@ Tensor gather_weight(Device& device, const Grid3D& grid, const Tensor& w) {
   return gathered;
 }
 
-bool run(Lesson& lesson) {
+/// The block (row block `row`, column block `col`) of `a` cut into q x q blocks.
+HostArray block_at(const HostArray& a, int q, int row, int col) {
+  const std::int64_t rows = a.extents.at(0) / q, cols = a.extents.at(1) / q;
+  return matrix_block(a, row * rows, rows, col * cols, cols);
+}
+
+/// Every rank's dX~ and dW~ before their reduce-scatters, for a linear in `roles` that reads
+/// the global X and W and gets the global output gradient dY: what the sums over each group
+/// of the cube are made of.
+struct BackwardPartials {
+  std::vector<HostArray> dx, dw;
+};
+
+BackwardPartials backward_partials(const HostArray& x, const HostArray& w, const HostArray& dy,
+                                   tp3d::LinearRoles roles, int q) {
+  BackwardPartials partials;
+  for (int r = 0; r < q * q * q; ++r) {
+    const CubeCoordinates at = cube_coordinates(r, q);
+    const int a = coordinate_along(at, roles.input), t = at.j,
+              c = coordinate_along(at, roles.output);
+    const HostArray x_gathered = block_at(x, q, t, c);    // X~ [m/q, in/q]
+    const HostArray w_gathered = block_at(w, q, c, a);    // W~ [in/q, out/q]
+    const HostArray dy_gathered = block_at(dy, q, t, a);  // dY~ [m/q, out/q]
+    // [m/q, out/q] x [out/q, in/q] -> [m/q, in/q]
+    partials.dx.push_back(reference_matmul(dy_gathered, reference_transpose(w_gathered)));
+    // [in/q, m/q] x [m/q, out/q] -> [in/q, out/q]
+    partials.dw.push_back(reference_matmul(reference_transpose(x_gathered), dy_gathered));
+  }
+  return partials;
+}
+
+/// The linear pair's forward on the library's layers, in the roles `first` and `second`, and
+/// what backward needs from it.
+struct PairForward {
+  Tensor x1_gathered, x2_gathered, y;
+  std::vector<CollectiveCount> comm;  // forward's collectives, as the counters saw them
+};
+
+PairForward pair_forward(Lesson& lesson, const Grid3D& grid, tp3d::LinearRoles first,
+                         tp3d::LinearRoles second,
+                         const std::function<Tensor(const char*)>& shard) {
+  Device& device = lesson.device();
+  CommCounters& counters = lesson.world().counters();
+  counters.reset();
+  tp3d::InputGather3D fc1_input(device, grid, first, /*regather=*/false);
+  tp3d::Linear3D fc1(device, grid, first, shard("w1"), shard("b1"), /*regather=*/false);
+  tp3d::InputGather3D fc2_input(device, grid, second, /*regather=*/false);
+  tp3d::Linear3D fc2(device, grid, second, shard("w2"), shard("b2"), /*regather=*/false);
+  PairForward f;
+  f.x1_gathered = fc1_input.forward(shard("x"));     // [m/q, h/q]
+  const Tensor hidden = fc1.forward(f.x1_gathered);  // [m/q^2, 4h/q]
+  f.x2_gathered = fc2_input.forward(hidden);         // [m/q, 4h/q]
+  f.y = fc2.forward(f.x2_gathered);                  // [m/q^2, h/q]
+  f.comm = counters.snapshot();
+  return f;
+}
+
+/// This rank's values of `t`, on the host.
+std::vector<double> host_values(Device& device, const Tensor& t) {
+  std::vector<double> values(static_cast<std::size_t>(t.numel()));
+  device.download(t, values);
+  return values;
+}
+
+void run(Lesson& lesson) {
   const int p = lesson.size();
   const int q = cube_side(p);
   require_world_size(lesson, q == 1 || q == 2,
@@ -43,84 +108,106 @@ bool run(Lesson& lesson) {
     return find_placement(placements, name);
   };
   const auto shard = [&](const char* name) { return lesson.shard(inputs.at(name), place(name)); };
-  lesson.print_shards({{"X", "[m/q^2, h/q]", &place("x")},
-                       {"W1", "[h/q^2, 4h/q]", &place("w1")},
-                       {"b1", "[4h/q]", &place("b1")},
-                       {"W2", "[4h/q^2, h/q]", &place("w2")},
-                       {"b2", "[h/q]", &place("b2")},
-                       {"Y", "[m/q^2, h/q]", &place("y")}});
+  lesson.print_shards({{"X", "[m_JI, h_K]", &place("x")},
+                       {"W1", "[h_KJ, 4h_I]", &place("w1")},
+                       {"b1", "[4h_I]", &place("b1")},
+                       {"W2", "[4h_IJ, h_K]", &place("w2")},
+                       {"b2", "[h_K]", &place("b2")},
+                       {"Y", "[m_JI, h_K]", &place("y")}});
 
   Device& device = lesson.device();
   const Grid3D grid = Grid3D::build(lesson.world());
   const tp3d::LinearRoles first = tp3d::kReadsBlockLayout;
-  const tp3d::LinearRoles second = next_roles(first);
-  const Tensor w1 = shard("w1"), w2 = shard("w2");
-  const Tensor w1_gathered = gather_weight(device, grid, w1);
-  const Tensor w2_gathered = gather_weight(device, grid, w2);
-
-  CommCounters& counters = lesson.world().counters();
-  counters.reset();
-  tp3d::InputGather3D fc1_input(device, grid, first, /*regather=*/false);
-  tp3d::Linear3D fc1(device, grid, first, w1, shard("b1"), /*regather=*/false);
-  tp3d::InputGather3D fc2_input(device, grid, second, /*regather=*/false);
-  tp3d::Linear3D fc2(device, grid, second, w2, shard("b2"), /*regather=*/false);
-  const Tensor x1_gathered = fc1_input.forward(shard("x"));  // [m/q, h/q]
-  const Tensor hidden = fc1.forward(x1_gathered);            // [m/q^2, 4h/q]
-  const Tensor x2_gathered = fc2_input.forward(hidden);      // [m/q, 4h/q]
-  const Tensor y = fc2.forward(x2_gathered);                 // [m/q^2, h/q]
-  const std::vector<CollectiveCount> forward = counters.snapshot();
-
-  counters.reset();
-  const LinearGradients g2 =
-      linear_3d_backward(device, grid, second, shard("dy"), x2_gathered, w2_gathered);
-  const LinearGradients g1 =
-      linear_3d_backward(device, grid, first, g2.dx, x1_gathered, w1_gathered);
-  const model::CommCheck comm =
-      model::check_comm(forward, counters.snapshot(), model::cost_3d(kShape, q, false, pair).comm);
-
   const auto expect = [&](const char* name, const Tensor& got) {
     lesson.expect(name, reference.at(name), place(name), got, exact_tolerance());
   };
-  expect("y", y);
-  expect("dx", g1.dx);
-  expect("d_w1", g1.dw);
-  expect("d_b1", g1.db);
-  expect("d_w2", g2.dw);
-  expect("d_b2", g2.db);
-  // One entry per collective and group (measured or modelled), as check_comm lines them up.
-  std::vector<double> calls, model_calls, elements, model_elements;
-  for (const model::CommComparison& row : comm.backward) {
-    calls.push_back(static_cast<double>(row.calls));
-    model_calls.push_back(static_cast<double>(row.model_calls));
-    elements.push_back(static_cast<double>(row.elements));
-    model_elements.push_back(static_cast<double>(row.model_elements));
-  }
-  const std::int64_t rows = static_cast<std::int64_t>(calls.size());
-  const TensorPlacement per_row = replicated("collectives", {rows}, p);
-  const auto as_tensor = [&](const std::vector<double>& values) {
-    Tensor x = device.empty({rows}, DType::f64);
-    device.upload(values, x);
-    return x;
-  };
-  if (rows > 0) {  // a cube of one rank communicates nothing
-    lesson.expect("bwd calls", host_array({rows}, model_calls), per_row, as_tensor(calls),
-                  exact_tolerance());
-    lesson.expect("bwd N", host_array({rows}, model_elements), per_row, as_tensor(elements),
-                  exact_tolerance());
-  }
-  const bool pass = lesson.report(
-      fmt::format("3D linear pair on a {0} x {0} x {0} cube, exact (integer inputs)", q));
-  if (lesson.rank() == 0 && q > 1) {
-    fmt::print(
-        "  bwd calls, bwd N: backward's collectives, one entry per collective and group, "
-        "against model/cost_3d.cpp; on rank 0, measured / model:\n");
-    for (const model::CommComparison& row : comm.backward) {
-      fmt::print("    {:<15} on {:<14} {:>2} calls {:>5} elements / {:>2} calls {:>5} elements{}\n",
-                 collective_name(row.collective), row.group, row.calls, row.elements,
-                 row.model_calls, row.model_elements, row.matches() ? "" : "   DIFFERS");
+
+  lesson.part("forward", [&] {
+    // The library's forward, its second linear in the exercise's roles.
+    expect("y", pair_forward(lesson, grid, first, next_roles(first), shard).y);
+    lesson.report(
+        fmt::format("3D linear pair on a {0} x {0} x {0} cube, forward, exact (integer "
+                    "inputs)",
+                    q));
+  });
+
+  lesson.part("backward", [&] {
+    // Backward runs on the library's forward in the reference's roles, so that it can be
+    // checked whatever forward's verdict.
+    const tp3d::LinearRoles second = first.swapped();
+    const PairForward f = pair_forward(lesson, grid, first, second, shard);
+    const Tensor w1_gathered = gather_weight(device, grid, shard("w1"));
+    const Tensor w2_gathered = gather_weight(device, grid, shard("w2"));
+    CommCounters& counters = lesson.world().counters();
+    counters.reset();
+    const LinearGradients g2 =
+        linear_3d_backward(device, grid, second, shard("dy"), f.x2_gathered, w2_gathered);
+    const LinearGradients g1 =
+        linear_3d_backward(device, grid, first, g2.dx, f.x1_gathered, w1_gathered);
+    const model::CommCheck comm =
+        model::check_comm(f.comm, counters.snapshot(), model::cost_3d(kShape, q, false, pair).comm);
+
+    expect("dx", g1.dx);
+    expect("d_w1", g1.dw);
+    expect("d_b1", g1.db);
+    expect("d_w2", g2.dw);
+    expect("d_b2", g2.db);
+    // A wrong sum is often a sum over the wrong group of the cube: name it where one matches.
+    const HostArray& x = inputs.at("x");
+    const HostArray& w1 = inputs.at("w1");
+    const HostArray& w2 = inputs.at("w2");
+    const HostArray& dy = inputs.at("dy");
+    HostArray hidden = reference_matmul(x, w1);  // [m, h] x [h, 4h] -> [m, 4h], + b1
+    const std::int64_t width = hidden.extents.at(1);
+    for (std::size_t e = 0; e < hidden.values.size(); ++e) {
+      hidden.values[e] += inputs.at("b1").values[e % static_cast<std::size_t>(width)];
     }
-  }
-  return pass;
+    const HostArray d_hidden = reference_matmul(dy, reference_transpose(w2));  // [m, h] x [h, 4h]
+    const BackwardPartials fc1 = backward_partials(x, w1, d_hidden, first, q);
+    const BackwardPartials fc2 = backward_partials(hidden, w2, dy, second, q);
+    const std::pair<const char*, std::string> diagnoses[] = {
+        {"dx", diagnose_group_sum(lesson, host_values(device, g1.dx), fc1.dx, first.input)},
+        {"d_w1", diagnose_group_sum(lesson, host_values(device, g1.dw), fc1.dw, Axis3D::weight)},
+        {"d_w2", diagnose_group_sum(lesson, host_values(device, g2.dw), fc2.dw, Axis3D::weight)}};
+    for (const auto& [name, text] : diagnoses) {
+      if (!text.empty()) lesson.explain(name, text);
+    }
+
+    // One entry per collective and group (measured or modelled), as check_comm lines them up.
+    std::vector<double> calls, model_calls, elements, model_elements;
+    for (const model::CommComparison& row : comm.backward) {
+      calls.push_back(static_cast<double>(row.calls));
+      model_calls.push_back(static_cast<double>(row.model_calls));
+      elements.push_back(static_cast<double>(row.elements));
+      model_elements.push_back(static_cast<double>(row.model_elements));
+    }
+    const std::int64_t rows = static_cast<std::int64_t>(calls.size());
+    const TensorPlacement per_row = replicated("collectives", {rows}, p);
+    const auto as_tensor = [&](const std::vector<double>& values) {
+      Tensor t = device.empty({rows}, DType::f64);
+      device.upload(values, t);
+      return t;
+    };
+    if (rows > 0) {  // a cube of one rank communicates nothing
+      lesson.expect("bwd calls", host_array({rows}, model_calls), per_row, as_tensor(calls),
+                    exact_tolerance());
+      lesson.expect("bwd N", host_array({rows}, model_elements), per_row, as_tensor(elements),
+                    exact_tolerance());
+    }
+    lesson.report(fmt::format(
+        "3D linear pair on a {0} x {0} x {0} cube, backward, exact (integer inputs)", q));
+    if (lesson.rank() == 0 && q > 1) {
+      fmt::print(
+          "  bwd calls, bwd N: backward's collectives, one entry per collective and group, "
+          "against model/cost_3d.cpp; on rank 0, measured / model:\n");
+      for (const model::CommComparison& row : comm.backward) {
+        fmt::print(
+            "    {:<15} on {:<14} {:>2} calls {:>5} elements / {:>2} calls {:>5} elements{}\n",
+            collective_name(row.collective), row.group, row.calls, row.elements, row.model_calls,
+            row.model_elements, row.matches() ? "" : "   DIFFERS");
+      }
+    }
+  });
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ void print_projection(const BlockShape& shape, const model::HardwareProfile& pro
   }
 }
 
-bool run(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int p = lesson.size();
   require_world_size(
       lesson, kRunShape.heads % p == 0,
@@ -69,82 +69,83 @@ bool run(Lesson& lesson) {
   const std::vector<TensorPlacement> placements =
       make_scheme("1d")->placements(p, kRunShape, Workload::block);
   lesson.print_shards({{"X", "[m, h]", &find_placement(placements, "x")},
-                       {"Wq", "[h, h/t]", &find_placement(placements, "wq")},
-                       {"W1", "[h, 4h/t]", &find_placement(placements, "w1")},
-                       {"W2", "[4h/t, h]", &find_placement(placements, "w2")}});
+                       {"Wq", "[h, h_T]", &find_placement(placements, "wq")},
+                       {"W1", "[h, 4h_T]", &find_placement(placements, "w1")},
+                       {"W2", "[4h_T, h]", &find_placement(placements, "w2")}});
 
-  // The library's 1D block on these ranks, forward and backward, counted.
-  verify::RunConfig config;
-  config.scheme = "1d";
-  config.shape = kRunShape;
-  const verify::RunResult measured_run =
-      verify::run_verification(lesson.world(), lesson.device(), config);
-  double measured = 0;
-  for (const auto* phase : {&measured_run.comm_forward, &measured_run.comm_backward}) {
-    for (const CollectiveCount& c : *phase) measured += c.bus_elements;
-  }
+  lesson.part("forward", [&] {
+    // The library's 1D block on these ranks, forward and backward, counted.
+    verify::RunConfig config;
+    config.scheme = "1d";
+    config.shape = kRunShape;
+    const verify::RunResult measured_run =
+        verify::run_verification(lesson.world(), lesson.device(), config);
+    double measured = 0;
+    for (const auto* phase : {&measured_run.comm_forward, &measured_run.comm_backward}) {
+      for (const CollectiveCount& c : *phase) measured += c.bus_elements;
+    }
 
-  // The model's counts and times, and the exercise's, on the shipped profiles.
-  const auto profiles = model::available_profiles();
-  std::vector<double> model_bus, bus, model_compute, compute, model_comm, comm, model_t, first_t;
-  for (const BlockShape& shape : kModelShapes) {
-    for (int t : kGroupSizes) {
-      model_bus.push_back(
-          model::cost_1d(shape, t, Workload::block).comm.total().total_bus_elements());
-      bus.push_back(bus_elements_1d(shape, t));
-    }
-  }
-  for (const char* name : kProfiles) {
-    const model::HardwareProfile& profile = model::find_profile(profiles, name);
-    for (int t : kGroupSizes) {
-      const model::Projection projection = model::project("1d", {}, t, kModelShapes[0], profile);
-      const StepTime step = step_time_1d(kModelShapes[0], t, profile);
-      model_compute.push_back(projection.compute_s);
-      compute.push_back(step.compute_s);
-      model_comm.push_back(projection.comm_s());
-      comm.push_back(step.comm_s);
-    }
+    // The model's counts and times, and the exercise's, on the shipped profiles.
+    const auto profiles = model::available_profiles();
+    std::vector<double> model_bus, bus, model_compute, compute, model_comm, comm, model_t, first_t;
     for (const BlockShape& shape : kModelShapes) {
-      model_t.push_back(model_first_comm_bound_t(shape, profile));
-      first_t.push_back(first_comm_bound_t(shape, profile, kMaxT));
+      for (int t : kGroupSizes) {
+        model_bus.push_back(
+            model::cost_1d(shape, t, Workload::block).comm.total().total_bus_elements());
+        bus.push_back(bus_elements_1d(shape, t));
+      }
     }
-  }
+    for (const char* name : kProfiles) {
+      const model::HardwareProfile& profile = model::find_profile(profiles, name);
+      for (int t : kGroupSizes) {
+        const model::Projection projection = model::project("1d", {}, t, kModelShapes[0], profile);
+        const StepTime step = step_time_1d(kModelShapes[0], t, profile);
+        model_compute.push_back(projection.compute_s);
+        compute.push_back(step.compute_s);
+        model_comm.push_back(projection.comm_s());
+        comm.push_back(step.comm_s);
+      }
+      for (const BlockShape& shape : kModelShapes) {
+        model_t.push_back(model_first_comm_bound_t(shape, profile));
+        first_t.push_back(first_comm_bound_t(shape, profile, kMaxT));
+      }
+    }
 
-  Device& device = lesson.device();
-  const Tolerance f64 = verify::tolerance_for(DType::f64, false);
-  const std::int64_t sizes = static_cast<std::int64_t>(kGroupSizes.size());
-  const TensorPlacement one = replicated("scalar", {1}, p);
-  const TensorPlacement per_shape = replicated("shape x t", {2, sizes}, p);
-  const TensorPlacement per_profile = replicated("profile x t", {2, sizes}, p);
-  const TensorPlacement crossover = replicated("profile x shape", {2, 2}, p);
-  lesson.expect("sent, run", host_array({1}, {measured}), one,
-                scalar(device, bus_elements_1d(kRunShape, p)), f64);
-  lesson.expect("sent, model", host_array({2, sizes}, model_bus), per_shape,
-                values_tensor(device, {2, sizes}, bus), f64);
-  lesson.expect("compute_s", host_array({2, sizes}, model_compute), per_profile,
-                values_tensor(device, {2, sizes}, compute), f64);
-  lesson.expect("comm_s", host_array({2, sizes}, model_comm), per_profile,
-                values_tensor(device, {2, sizes}, comm), f64);
-  lesson.expect("first bound", host_array({2, 2}, model_t), crossover,
-                values_tensor(device, {2, 2}, first_t), exact_tolerance());
-  const bool pass = lesson.report("the cost of 1D: counted, modelled, timed");
-  if (lesson.rank() == 0) {
-    fmt::print(
-        "  sent, run: elements one rank sent in the library's 1D block on {} ranks "
-        "(b, s, h, n = 2, 8, 16, 4), as counted: {:g}\n",
-        p, measured);
-    fmt::print("  sent, model: [shape, t] for the two shapes below and t = 1, 2, 4, 8, 16\n");
-    fmt::print("  compute_s, comm_s: [profile, t] for dgx-h100 and dgx-a100, the first shape\n");
-    fmt::print(
-        "  first bound: [profile, shape], the first t at which 1D is communication-bound: "
-        "{}\n",
-        model_t);
-    for (const BlockShape& shape : kModelShapes) {
-      print_projection(shape, model::find_profile(profiles, "dgx-h100"));
+    Device& device = lesson.device();
+    const Tolerance f64 = verify::tolerance_for(DType::f64, false);
+    const std::int64_t sizes = static_cast<std::int64_t>(kGroupSizes.size());
+    const TensorPlacement one = replicated("scalar", {1}, p);
+    const TensorPlacement per_shape = replicated("shape x t", {2, sizes}, p);
+    const TensorPlacement per_profile = replicated("profile x t", {2, sizes}, p);
+    const TensorPlacement crossover = replicated("profile x shape", {2, 2}, p);
+    lesson.expect("sent, run", host_array({1}, {measured}), one,
+                  scalar(device, bus_elements_1d(kRunShape, p)), f64);
+    lesson.expect("sent, model", host_array({2, sizes}, model_bus), per_shape,
+                  values_tensor(device, {2, sizes}, bus), f64);
+    lesson.expect("compute_s", host_array({2, sizes}, model_compute), per_profile,
+                  values_tensor(device, {2, sizes}, compute), f64);
+    lesson.expect("comm_s", host_array({2, sizes}, model_comm), per_profile,
+                  values_tensor(device, {2, sizes}, comm), f64);
+    lesson.expect("first bound", host_array({2, 2}, model_t), crossover,
+                  values_tensor(device, {2, 2}, first_t), exact_tolerance());
+    lesson.report("the cost of 1D: counted, modelled, timed");
+    if (lesson.rank() == 0) {
+      fmt::print(
+          "  sent, run: elements one rank sent in the library's 1D block on {} ranks "
+          "(b, s, h, n = 2, 8, 16, 4), as counted: {:g}\n",
+          p, measured);
+      fmt::print("  sent, model: [shape, t] for the two shapes below and t = 1, 2, 4, 8, 16\n");
+      fmt::print("  compute_s, comm_s: [profile, t] for dgx-h100 and dgx-a100, the first shape\n");
+      fmt::print(
+          "  first bound: [profile, shape], the first t at which 1D is communication-bound: "
+          "{}\n",
+          model_t);
+      for (const BlockShape& shape : kModelShapes) {
+        print_projection(shape, model::find_profile(profiles, "dgx-h100"));
+      }
+      std::fflush(stdout);
     }
-    std::fflush(stdout);
-  }
-  return pass;
+  });
 }
 
 }  // namespace

@@ -141,92 +141,94 @@ void print_error_growth() {
              dot_bf16(ones, ones), bf16_accumulated_dot(ones.data(), ones.data(), 4096));
 }
 
-bool run(Lesson& lesson) {
+void run(Lesson& lesson) {
   const int t = lesson.size();
   require_world_size(
       lesson, kLength % t == 0 && t <= 8,
       fmt::format("lesson 12 splits dot products of length {} over t ranks", kLength), {1, 2, 4});
   Device& device = lesson.device();
 
-  // 1. The rounding, bit for bit, and the way back.
-  const std::vector<float> cases = rounding_cases();
-  std::vector<double> want_bits, got_bits;
-  for (float x : cases) {
-    const std::uint16_t got = to_bf16(x);
-    got_bits.push_back(is_nan_bf16(got) ? kCanonicalNan : got);
-    want_bits.push_back(reference_bf16(x));
-  }
-  std::vector<double> want_back, got_back;
-  for (std::uint32_t bits = 0; bits <= 0xFFFFu; ++bits) {
-    want_back.push_back(static_cast<double>(bits << 16));
-    got_back.push_back(std::bit_cast<std::uint32_t>(from_bf16(static_cast<std::uint16_t>(bits))));
-  }
-  const auto count = [](const std::vector<double>& v) {
-    return static_cast<std::int64_t>(v.size());
-  };
-  const TensorPlacement bits_place = replicated("bits", {count(want_bits)}, t);
-  const TensorPlacement back_place = replicated("back", {count(want_back)}, t);
-  const auto as_tensor = [&](const std::vector<double>& values) {
-    Tensor x = device.empty({count(values)}, DType::f64);
-    device.upload(values, x);
-    return x;
-  };
-  lesson.expect("to_bf16", host_array({count(want_bits)}, want_bits), bits_place,
-                as_tensor(got_bits), exact_tolerance());
-  lesson.expect("from_bf16", host_array({count(want_back)}, want_back), back_place,
-                as_tensor(got_back), exact_tolerance());
-
-  // 2. K dot products of length L: A[K, L] and B[K, L], their columns split over the ranks.
-  const std::vector<double> a = draw(kDots * kLength, 41, false);
-  const std::vector<double> b = draw(kDots * kLength, 42, false);
-  const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
-  std::vector<double> exact(kDots), whole_reference(kDots), whole(kDots);
-  for (std::int64_t k = 0; k < kDots; ++k) {
-    const float* ak = af.data() + k * kLength;
-    const float* bk = bf.data() + k * kLength;
-    for (std::int64_t i = 0; i < kLength; ++i) {
-      exact[k] += static_cast<double>(ak[i]) * static_cast<double>(bk[i]);
+  lesson.part("forward", [&] {
+    // 1. The rounding, bit for bit, and the way back.
+    const std::vector<float> cases = rounding_cases();
+    std::vector<double> want_bits, got_bits;
+    for (float x : cases) {
+      const std::uint16_t got = to_bf16(x);
+      got_bits.push_back(is_nan_bf16(got) ? kCanonicalNan : got);
+      want_bits.push_back(reference_bf16(x));
     }
-    whole_reference[k] = reference_dot(ak, bk, kLength);
-    whole[k] = dot_bf16({ak, kLength}, {bk, kLength});
-  }
-  const TensorPlacement dots_place = replicated("D", {kDots}, t);
-  lesson.expect("dot_bf16", host_array({kDots}, whole_reference), dots_place, as_tensor(whole),
-                exact_tolerance());
+    std::vector<double> want_back, got_back;
+    for (std::uint32_t bits = 0; bits <= 0xFFFFu; ++bits) {
+      want_back.push_back(static_cast<double>(bits << 16));
+      got_back.push_back(std::bit_cast<std::uint32_t>(from_bf16(static_cast<std::uint16_t>(bits))));
+    }
+    const auto count = [](const std::vector<double>& v) {
+      return static_cast<std::int64_t>(v.size());
+    };
+    const TensorPlacement bits_place = replicated("bits", {count(want_bits)}, t);
+    const TensorPlacement back_place = replicated("back", {count(want_back)}, t);
+    const auto as_tensor = [&](const std::vector<double>& values) {
+      Tensor x = device.empty({count(values)}, DType::f64);
+      device.upload(values, x);
+      return x;
+    };
+    lesson.expect("to_bf16", host_array({count(want_bits)}, want_bits), bits_place,
+                  as_tensor(got_bits), exact_tolerance());
+    lesson.expect("from_bf16", host_array({count(want_back)}, want_back), back_place,
+                  as_tensor(got_back), exact_tolerance());
 
-  const std::int64_t part = kLength / t;
-  const auto column_block = [](int r) { return std::pair<std::int64_t, std::int64_t>{0, r}; };
-  const TensorPlacement a_place = blocked("A", {kDots, kLength}, "Shard(1)", t, 1, t, column_block);
-  lesson.print_shards(
-      {{"A_r", "[K, L/t]", &a_place}, {"B_r", "[K, L/t]", &a_place}, {"D", "[K]", &dots_place}});
-  std::vector<double> partial(kDots);
-  for (std::int64_t k = 0; k < kDots; ++k) {
-    const std::int64_t at = k * kLength + lesson.rank() * part;
-    partial[k] = dot_bf16({af.data() + at, static_cast<std::size_t>(part)},
-                          {bf.data() + at, static_cast<std::size_t>(part)});
-  }
-  Tensor sum = device.empty({kDots}, DType::f32);
-  device.upload(partial, sum);  // the f32 partial sums, exactly
-  // Summed in f32: an all-reduce of bf16 tensors would round again at every step of the ring.
-  lesson.world().all_reduce(sum);
-  lesson.expect("dot vs f64", host_array({kDots}, exact), dots_place, sum,
-                verify::tolerance_for(DType::bf16, false));
-  const bool pass =
-      lesson.report("bf16: the rounding, the dot product, and the agreement with f64");
-  if (lesson.rank() == 0) {
-    fmt::print(
-        "  to_bf16: the bits of {} values (the rounding cases, then values of every "
-        "magnitude); from_bf16: all 65536 patterns, as f32 bits\n",
-        cases.size());
-    fmt::print("  dot_bf16: K = {} dots of L = {}, against the same sums computed here\n", kDots,
-               kLength);
-    fmt::print(
-        "  dot vs f64: each rank's dot_bf16 over its L/t, summed in f32 over the ranks, "
-        "against f64 within verify's bf16 tolerance\n");
-    if (pass) print_error_growth();
-    std::fflush(stdout);
-  }
-  return pass;
+    // 2. K dot products of length L: A[K, L] and B[K, L], their columns split over the ranks.
+    const std::vector<double> a = draw(kDots * kLength, 41, false);
+    const std::vector<double> b = draw(kDots * kLength, 42, false);
+    const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+    std::vector<double> exact(kDots), whole_reference(kDots), whole(kDots);
+    for (std::int64_t k = 0; k < kDots; ++k) {
+      const float* ak = af.data() + k * kLength;
+      const float* bk = bf.data() + k * kLength;
+      for (std::int64_t i = 0; i < kLength; ++i) {
+        exact[k] += static_cast<double>(ak[i]) * static_cast<double>(bk[i]);
+      }
+      whole_reference[k] = reference_dot(ak, bk, kLength);
+      whole[k] = dot_bf16({ak, kLength}, {bk, kLength});
+    }
+    const TensorPlacement dots_place = replicated("D", {kDots}, t);
+    lesson.expect("dot_bf16", host_array({kDots}, whole_reference), dots_place, as_tensor(whole),
+                  exact_tolerance());
+
+    const std::int64_t part = kLength / t;
+    const auto column_block = [](int r) { return std::pair<std::int64_t, std::int64_t>{0, r}; };
+    const TensorPlacement a_place =
+        blocked("A", {kDots, kLength}, "Shard(1)", t, 1, t, column_block);
+    lesson.print_shards(
+        {{"A", "[K, L_T]", &a_place}, {"B", "[K, L_T]", &a_place}, {"D", "[K]", &dots_place}});
+    std::vector<double> partial(kDots);
+    for (std::int64_t k = 0; k < kDots; ++k) {
+      const std::int64_t at = k * kLength + lesson.rank() * part;
+      partial[k] = dot_bf16({af.data() + at, static_cast<std::size_t>(part)},
+                            {bf.data() + at, static_cast<std::size_t>(part)});
+    }
+    Tensor sum = device.empty({kDots}, DType::f32);
+    device.upload(partial, sum);  // the f32 partial sums, exactly
+    // Summed in f32: an all-reduce of bf16 tensors would round again at every step of the ring.
+    lesson.world().all_reduce(sum);
+    lesson.expect("dot vs f64", host_array({kDots}, exact), dots_place, sum,
+                  verify::tolerance_for(DType::bf16, false));
+    const bool pass =
+        lesson.report("bf16: the rounding, the dot product, and the agreement with f64");
+    if (lesson.rank() == 0) {
+      fmt::print(
+          "  to_bf16: the bits of {} values (the rounding cases, then values of every "
+          "magnitude); from_bf16: all 65536 patterns, as f32 bits\n",
+          cases.size());
+      fmt::print("  dot_bf16: K = {} dots of L = {}, against the same sums computed here\n", kDots,
+                 kLength);
+      fmt::print(
+          "  dot vs f64: each rank's dot_bf16 over its L/t, summed in f32 over the ranks, "
+          "against f64 within verify's bf16 tolerance\n");
+      if (pass) print_error_growth();
+      std::fflush(stdout);
+    }
+  });
 }
 
 }  // namespace

@@ -448,4 +448,16 @@ HostArray reference_matmul(const HostArray& a, const HostArray& b) {
   return c;
 }
 
+HostArray reference_transpose(const HostArray& a) {
+  const std::int64_t rows = a.extents.at(0), cols = a.extents.at(1);
+  HostArray t{{cols, rows}, std::vector<double>(a.values.size())};
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      t.values[static_cast<std::size_t>(c * rows + r)] =
+          a.values[static_cast<std::size_t>(r * cols + c)];
+    }
+  }
+  return t;
+}
+
 }  // namespace tplab::lessons
