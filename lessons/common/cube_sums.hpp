@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <span>
 #include <string>
@@ -98,6 +99,15 @@ inline std::string wrong_group_text(Axis3D summed, Axis3D needed, int q) {
                      group(needed));
 }
 
+/// Whether the reduce-scatter over `axis` of the `partials` (one per world rank) leaves on
+/// `rank` exactly the values `got` holds there.
+inline bool is_sum_over(Axis3D axis, std::span<const double> got,
+                        const std::vector<HostArray>& partials, int q, int rank) {
+  const HostArray sum = reduce_scatter_over(partials, q, axis, rank);
+  return sum.values.size() == got.size() &&
+         std::equal(sum.values.begin(), sum.values.end(), got.begin());
+}
+
 /// The group, other than `needed`, whose reduce-scatter of the `partials` (one per world rank)
 /// gives what every rank holds in `got`, as wrong_group_text says it; empty when `got` is the
 /// sum over `needed`, when no group matches, or on a cube of one rank. Collective.
@@ -105,15 +115,12 @@ inline std::string diagnose_group_sum(Lesson& lesson, std::span<const double> go
                                       const std::vector<HostArray>& partials, Axis3D needed) {
   const int q = cube_side(lesson.size());
   if (q < 2) return {};
-  const auto matches = [&](Axis3D axis) {
-    const HostArray sum = reduce_scatter_over(partials, q, axis, lesson.rank());
-    const bool mine = sum.values.size() == got.size() &&
-                      std::equal(sum.values.begin(), sum.values.end(), got.begin());
-    return lesson.on_every_rank(mine);
+  const auto everywhere = [&](Axis3D axis) {
+    return lesson.on_every_rank(is_sum_over(axis, got, partials, q, lesson.rank()));
   };
-  if (matches(needed)) return {};
+  if (everywhere(needed)) return {};
   for (Axis3D axis : kCubeAxes) {
-    if (axis != needed && matches(axis)) return wrong_group_text(axis, needed, q);
+    if (axis != needed && everywhere(axis)) return wrong_group_text(axis, needed, q);
   }
   return {};
 }

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "device/shape_forms.hpp"
 #ifdef TPLAB_HAVE_ONEDNN
 #include "device/onednn_gemm.hpp"
 #endif
@@ -96,8 +97,7 @@ void gemm(const MA& a, Transpose ta, const MB& b, Transpose tb, MC&& c, double a
   auto accumulate = [&](const auto& op_a, const auto& op_b) {
     require(op_a.rows() == c.rows() && op_b.cols() == c.cols() && op_a.cols() == op_b.rows(),
             "matmul",
-            fmt::format("[{}, {}] x [{}, {}] -> [{}, {}] does not fit", op_a.rows(), op_a.cols(),
-                        op_b.rows(), op_b.cols(), c.rows(), c.cols()));
+            matmul_forms(op_a.rows(), op_a.cols(), op_b.rows(), op_b.cols(), c.rows(), c.cols()));
     if (beta == 0.0) {
       c.noalias() = al * op_a * op_b;
     } else {
@@ -132,9 +132,8 @@ struct GemmExtents {
                                           const Tensor& c) {
   const std::int64_t m = at ? a.cols() : a.rows(), k = at ? a.rows() : a.cols();
   const std::int64_t kb = bt ? b.cols() : b.rows(), n = bt ? b.rows() : b.cols();
-  require(
-      m == c.rows() && n == c.cols() && k == kb, "matmul",
-      fmt::format("[{}, {}] x [{}, {}] -> [{}, {}] does not fit", m, k, kb, n, c.rows(), c.cols()));
+  require(m == c.rows() && n == c.cols() && k == kb, "matmul",
+          matmul_forms(m, k, kb, n, c.rows(), c.cols()));
   return {m, n, k};
 }
 
@@ -233,7 +232,10 @@ void CpuDevice::batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, T
                                Tensor& c, double alpha, double beta) {
   require(a.rank() == 3 && b.rank() == 3 && c.rank() == 3, "batched_matmul",
           "operands must be 3-D [batch, rows, cols]");
-  require(a.dim(0) == b.dim(0) && b.dim(0) == c.dim(0), "batched_matmul", "batch sizes differ");
+  require(a.dim(0) == b.dim(0) && b.dim(0) == c.dim(0), "batched_matmul",
+          fmt::format("batch sizes differ: A {}, B {}, C {}; every operand is [batch, rows, cols] "
+                      "with one batch",
+                      to_string(a.extents()), to_string(b.extents()), to_string(c.extents())));
   require(a.dtype() == b.dtype() && b.dtype() == c.dtype(), "batched_matmul", "mixed dtypes");
   dispatch(c.dtype(), [&]<typename T>() {
     for (std::int64_t i = 0; i < c.dim(0); ++i) {
@@ -257,14 +259,14 @@ void CpuDevice::scale(Tensor& x, double alpha) {
 }
 
 void CpuDevice::add_bias(Tensor& y, const Tensor& bias) {
-  require(bias.numel() == y.cols() && bias.dtype() == y.dtype(), "add_bias",
-          fmt::format("bias {} for rows of {}", to_string(bias.extents()), to_string(y.extents())));
+  require(bias.dtype() == y.dtype(), "add_bias", "mixed dtypes");
+  require(bias.numel() == y.cols(), "add_bias", add_bias_forms(bias.extents(), y.extents()));
   dispatch(y.dtype(), [&]<typename T>() { rows<T>(y).rowwise() += flat<T>(bias).transpose(); });
 }
 
 void CpuDevice::column_sum(const Tensor& x, Tensor& out, double beta) {
-  require(out.numel() == x.cols() && out.dtype() == x.dtype(), "column_sum",
-          fmt::format("{} sums for columns of {}", out.numel(), to_string(x.extents())));
+  require(out.dtype() == x.dtype(), "column_sum", "mixed dtypes");
+  require(out.numel() == x.cols(), "column_sum", column_sum_forms(out.extents(), x.extents()));
   dispatch(x.dtype(), [&]<typename T>() {
     const auto sums = column_sums<T>(rows<T>(x));
     if (beta == 0.0) {
@@ -340,11 +342,10 @@ void CpuDevice::causal_softmax_backward(const Tensor& probs, const Tensor& dprob
 void CpuDevice::split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
   const std::int64_t s = x.rows() / batch;
   const std::int64_t d = x.cols() / heads;
+  require(out.dtype() == x.dtype(), "split_heads", "mixed dtypes");
   require(x.rank() == 2 && s * batch == x.rows() && d * heads == x.cols() &&
-              out.extents() == Extents{batch * heads, s, d} && out.dtype() == x.dtype(),
-          "split_heads",
-          fmt::format("{} -> {} with batch {} heads {}", to_string(x.extents()),
-                      to_string(out.extents()), batch, heads));
+              out.extents() == Extents{batch * heads, s, d},
+          "split_heads", split_heads_forms(x.extents(), batch, heads, out.extents()));
   dispatch(x.dtype(), [&]<typename T>() {
     auto in = matrix<T>(x);
     for (std::int64_t bi = 0; bi < batch; ++bi) {
@@ -357,12 +358,10 @@ void CpuDevice::split_heads(const Tensor& x, std::int64_t batch, std::int64_t he
 }
 
 void CpuDevice::merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
+  require(out.dtype() == x.dtype(), "merge_heads", "mixed dtypes");
   require(x.rank() == 3 && x.dim(0) == batch * heads &&
-              out.extents() == Extents{batch * x.dim(1), heads * x.dim(2)} &&
-              out.dtype() == x.dtype(),
-          "merge_heads",
-          fmt::format("{} -> {} with batch {} heads {}", to_string(x.extents()),
-                      to_string(out.extents()), batch, heads));
+              out.extents() == Extents{batch * x.dim(1), heads * x.dim(2)},
+          "merge_heads", merge_heads_forms(x.extents(), batch, heads, out.extents()));
   dispatch(x.dtype(), [&]<typename T>() {
     const std::int64_t s = x.dim(1);
     const std::int64_t d = x.dim(2);

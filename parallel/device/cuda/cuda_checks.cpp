@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "device/shape_forms.hpp"
 
 namespace tplab::cuda {
 namespace {
@@ -97,8 +98,9 @@ HeadLayout require_split_heads(const Tensor& x, std::int64_t batch, std::int64_t
                      counts_ok ? x.cols() / heads : 0};
   if (!counts_ok || l.sequence * batch != x.rows() || l.head_dim * heads != x.cols() ||
       out.extents() != Extents{batch * heads, l.sequence, l.head_dim} || out.dtype() != x.dtype()) {
-    fail("split_heads",
-         fmt::format("{} -> {} with batch {} heads {}", describe(x), describe(out), batch, heads));
+    fail("split_heads", out.dtype() != x.dtype()
+                            ? fmt::format("mixed dtypes: {} -> {}", describe(x), describe(out))
+                            : split_heads_forms(x.extents(), batch, heads, out.extents()));
   }
   return l;
 }
@@ -109,8 +111,9 @@ HeadLayout require_merge_heads(const Tensor& x, std::int64_t batch, std::int64_t
   require_on_device("merge_heads", out);
   if (batch <= 0 || heads <= 0 || x.rank() != 3 || x.dim(0) != batch * heads ||
       out.extents() != Extents{batch * x.dim(1), heads * x.dim(2)} || out.dtype() != x.dtype()) {
-    fail("merge_heads",
-         fmt::format("{} -> {} with batch {} heads {}", describe(x), describe(out), batch, heads));
+    fail("merge_heads", out.dtype() != x.dtype()
+                            ? fmt::format("mixed dtypes: {} -> {}", describe(x), describe(out))
+                            : merge_heads_forms(x.extents(), batch, heads, out.extents()));
   }
   return {batch, heads, x.dim(1), x.dim(2)};
 }

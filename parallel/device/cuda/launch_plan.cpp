@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "device/shape_forms.hpp"
 
 namespace tplab::cuda {
 namespace {
@@ -83,8 +84,7 @@ GemmPlan plan_gemm(const Extents& a, bool transpose_a, const Extents& b, bool tr
   const std::int64_t m = transpose_a ? a[1] : a[0], k = transpose_a ? a[0] : a[1];
   const std::int64_t kb = transpose_b ? b[1] : b[0], n = transpose_b ? b[0] : b[1];
   if (m != c[0] || n != c[1] || k != kb) {
-    throw InternalError(fmt::format("CudaDevice::matmul: [{}, {}] x [{}, {}] -> {} does not fit", m,
-                                    k, kb, n, to_string(c)));
+    throw InternalError("CudaDevice::matmul: " + matmul_forms(m, k, kb, n, c[0], c[1]));
   }
   GemmPlan plan;
   plan.transpose_first = transpose_b;
