@@ -6,6 +6,7 @@
 #include "lesson.hpp"
 #include "lessons/common/cube_sums.hpp"
 #include "lessons/common/lesson.hpp"
+#include "tp3d/linear_roles.hpp"
 
 namespace tplab::lessons::matmul_3d {
 namespace {
@@ -69,14 +70,8 @@ void run(Lesson& lesson) {
 
   // Each rank's partial product before the reduce-scatter, P[m_J, 4h_I]{U_K}, from which the
   // sum over any group of the cube follows: the check tells which one Y holds.
-  std::vector<HostArray> partials;
-  for (int r = 0; r < p; ++r) {
-    const BlockRange& xb = x_gathered_place.blocks[static_cast<std::size_t>(r)];
-    const BlockRange& wb = w_gathered_place.blocks[static_cast<std::size_t>(r)];
-    // X~ [m/q, h/q] x W~ [h/q, 4h/q] -> [m/q, 4h/q]
-    partials.push_back(reference_matmul(matrix_block(x, xb.row0, xb.rows, xb.col0, xb.cols),
-                                        matrix_block(w, wb.row0, wb.rows, wb.col0, wb.cols)));
-  }
+  const std::vector<HostArray> partials =
+      linear_3d_forward_partials(x, w, tp3d::kReadsBlockLayout, q).y;
 
   Device& device = lesson.device();
   const Grid3D grid = Grid3D::build(lesson.world());

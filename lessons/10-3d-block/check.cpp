@@ -28,37 +28,6 @@ Tensor gather_weight(Device& device, const Grid3D& grid, const Tensor& w) {
   return gathered;
 }
 
-/// The block (row block `row`, column block `col`) of `a` cut into q x q blocks.
-HostArray block_at(const HostArray& a, int q, int row, int col) {
-  const std::int64_t rows = a.extents.at(0) / q, cols = a.extents.at(1) / q;
-  return matrix_block(a, row * rows, rows, col * cols, cols);
-}
-
-/// Every rank's dX~ and dW~ before their reduce-scatters, for a linear in `roles` that reads
-/// the global X and W and gets the global output gradient dY: what the sums over each group
-/// of the cube are made of.
-struct BackwardPartials {
-  std::vector<HostArray> dx, dw;
-};
-
-BackwardPartials backward_partials(const HostArray& x, const HostArray& w, const HostArray& dy,
-                                   tp3d::LinearRoles roles, int q) {
-  BackwardPartials partials;
-  for (int r = 0; r < q * q * q; ++r) {
-    const CubeCoordinates at = cube_coordinates(r, q);
-    const int a = coordinate_along(at, roles.input), t = at.j,
-              c = coordinate_along(at, roles.output);
-    const HostArray x_gathered = block_at(x, q, t, c);    // X~ [m/q, in/q]
-    const HostArray w_gathered = block_at(w, q, c, a);    // W~ [in/q, out/q]
-    const HostArray dy_gathered = block_at(dy, q, t, a);  // dY~ [m/q, out/q]
-    // [m/q, out/q] x [out/q, in/q] -> [m/q, in/q]
-    partials.dx.push_back(reference_matmul(dy_gathered, reference_transpose(w_gathered)));
-    // [in/q, m/q] x [m/q, out/q] -> [in/q, out/q]
-    partials.dw.push_back(reference_matmul(reference_transpose(x_gathered), dy_gathered));
-  }
-  return partials;
-}
-
 /// The linear pair's forward on the library's layers, in the roles `first` and `second`, and
 /// what backward needs from it.
 struct PairForward {
@@ -163,8 +132,8 @@ void run(Lesson& lesson) {
       hidden.values[e] += inputs.at("b1").values[e % static_cast<std::size_t>(width)];
     }
     const HostArray d_hidden = reference_matmul(dy, reference_transpose(w2));  // [m, h] x [h, 4h]
-    const BackwardPartials fc1 = backward_partials(x, w1, d_hidden, first, q);
-    const BackwardPartials fc2 = backward_partials(hidden, w2, dy, second, q);
+    const LinearPartials fc1 = linear_3d_backward_partials(x, w1, d_hidden, first, q);
+    const LinearPartials fc2 = linear_3d_backward_partials(hidden, w2, dy, second, q);
     const std::pair<const char*, std::string> diagnoses[] = {
         {"dx", diagnose_group_sum(lesson, host_values(device, g1.dx), fc1.dx, first.input)},
         {"d_w1", diagnose_group_sum(lesson, host_values(device, g1.dw), fc1.dw, Axis3D::weight)},

@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "grid/grid_3d.hpp"
 #include "lessons/common/lesson.hpp"
+#include "tp3d/linear_roles.hpp"
 
 namespace tplab::lessons {
 
@@ -86,6 +87,63 @@ inline HostArray reduce_scatter_over(const std::vector<HostArray>& partials, int
   const std::int64_t rows = sum.extents.at(0) / q;
   const int place = coordinate_along(cube_coordinates(rank, q), axis);
   return matrix_block(sum, place * rows, rows, 0, sum.extents.at(1));
+}
+
+/// The block (row block `row`, column block `col`) of the matrix `a` cut into q x q blocks.
+inline HostArray block_at(const HostArray& a, int q, int row, int col) {
+  const std::int64_t rows = a.extents.at(0) / q, cols = a.extents.at(1) / q;
+  return matrix_block(a, row * rows, rows, col * cols, cols);
+}
+
+/// The partial products of a 3D linear (tp3d::Linear3D) on every rank, before the
+/// reduce-scatter that sums each over its group: indexed by world rank.
+struct LinearPartials {
+  std::vector<HostArray> y;   ///< P = X~ W~ [m/q, out/q], summed over the output axis
+  std::vector<HostArray> dx;  ///< dX~ = dY~ W~^T [m/q, in/q], summed over the input axis
+  std::vector<HostArray> dw;  ///< dW~ = X~^T dY~ [in/q, out/q], summed over the weight axis
+};
+
+/// The gathered operands of rank (a, t, c) of a linear in `roles` (a, t, c its coordinates
+/// along the input, weight and output axes): X~ = X(token block t, in block c), W~ = W(in
+/// block c, out block a), and dY~ = dY(token block t, out block a), each a block of q x q.
+struct GatheredBlocks {
+  int token, in, out;  ///< t, c, a
+};
+
+inline GatheredBlocks gathered_blocks(int rank, int q, tp3d::LinearRoles roles) {
+  const CubeCoordinates at = cube_coordinates(rank, q);
+  return {at.j, coordinate_along(at, roles.output), coordinate_along(at, roles.input)};
+}
+
+/// Forward's P on every rank, for the global X [m, in] and W [in, out].
+inline LinearPartials linear_3d_forward_partials(const HostArray& x, const HostArray& w,
+                                                 tp3d::LinearRoles roles, int q) {
+  LinearPartials partials;
+  for (int r = 0; r < q * q * q; ++r) {
+    const GatheredBlocks b = gathered_blocks(r, q, roles);
+    // X~ [m/q, in/q] x W~ [in/q, out/q] -> [m/q, out/q]
+    partials.y.push_back(
+        reference_matmul(block_at(x, q, b.token, b.in), block_at(w, q, b.in, b.out)));
+  }
+  return partials;
+}
+
+/// Backward's dX~ and dW~ on every rank, for the global X, W and output gradient dY [m, out].
+inline LinearPartials linear_3d_backward_partials(const HostArray& x, const HostArray& w,
+                                                  const HostArray& dy, tp3d::LinearRoles roles,
+                                                  int q) {
+  LinearPartials partials;
+  for (int r = 0; r < q * q * q; ++r) {
+    const GatheredBlocks b = gathered_blocks(r, q, roles);
+    const HostArray x_gathered = block_at(x, q, b.token, b.in);     // X~ [m/q, in/q]
+    const HostArray w_gathered = block_at(w, q, b.in, b.out);       // W~ [in/q, out/q]
+    const HostArray dy_gathered = block_at(dy, q, b.token, b.out);  // dY~ [m/q, out/q]
+    // [m/q, out/q] x [out/q, in/q] -> [m/q, in/q]
+    partials.dx.push_back(reference_matmul(dy_gathered, reference_transpose(w_gathered)));
+    // [in/q, m/q] x [m/q, out/q] -> [in/q, out/q]
+    partials.dw.push_back(reference_matmul(reference_transpose(x_gathered), dy_gathered));
+  }
+  return partials;
 }
 
 /// "this is the sum over the J group (rank 0's: ranks 0, 2); the placement needs the sum over

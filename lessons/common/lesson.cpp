@@ -141,13 +141,14 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
                              !result.todo.empty() ? size() - rank() : 0};
   if (!agreement_->max(agreed, outcome != ran)) {
     // The other ranks are still inside the part, in a collective this rank will never join.
+    const std::string why = outcome == threw ? result.message
+                            : result.todo.empty()
+                                ? fmt::format("rank {}: {}", rank(), result.message)
+                                : fmt::format("rank {}: met the TODO at {}", rank(), result.todo);
     fmt::print(stderr,
-               "{}\n{}: rank {} left part '{}' while other ranks went on in it; a collective "
-               "that only some ranks reach never ends, so the job stops here\n",
-               outcome == threw
-                   ? result.message
-                   : "rank " + std::to_string(rank()) + ": met the TODO at " + result.todo,
-               name, rank(), name);
+               "{}\nrank {} left part '{}' after {:g} s while other ranks went on in it; a "
+               "collective that only some ranks reach never ends, so the job stops here\n",
+               why, rank(), name, kAgreementSeconds);
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
@@ -177,7 +178,7 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
                                                               : "not started";
     if (!result.todo.empty()) said += " (TODO at " + result.todo + ")";
     if (thrower >= 0) {
-      said += fmt::format(" (stopped by an error on rank {}, printed above)", thrower);
+      said += fmt::format(" (stopped by the error on rank {}, on stderr)", thrower);
     } else if (!result.message.empty()) {
       said += ": " + result.message;
     }
@@ -390,7 +391,14 @@ int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body
     }
     const std::string summary = fmt::format("({})", fmt::join(parts, ", "));
     if (verdict == "pass") fmt::print("\nPASS {}\n", summary);
-    if (verdict == "wrong") fmt::print("\nWRONG {}: see the rows marked FAIL above\n", summary);
+    if (verdict == "wrong") {
+      bool failed_check = false;
+      for (const CheckedReport& r : lesson.reports()) {
+        for (const TensorCheck& c : r.checks) failed_check = failed_check || !c.pass;
+      }
+      fmt::print("\nWRONG {}: see {}\n", summary,
+                 failed_check ? "the rows marked FAIL above" : "the error on stderr");
+    }
     if (verdict == "not_started") {
       fmt::print("\nnot started: the exercise still has a TODO {}\n", summary);
     }

@@ -3,8 +3,11 @@
 // group of the cube a sum was taken over (lessons 09 and 10).
 #include <gtest/gtest.h>
 
+#include "harness.hpp"
 #include "lessons/common/cube_sums.hpp"
 #include "lessons/common/shard_location.hpp"
+#include "problem.hpp"
+#include "tp3d/scheme_3d.hpp"
 
 namespace tplab::lessons {
 namespace {
@@ -82,6 +85,63 @@ TEST(CubeSums, NamesTheGroupAWrongSumWasTakenOver) {
   EXPECT_EQ(wrong_group_text(Axis3D::weight, Axis3D::output, 2),
             "this is the sum over the J group (rank 0's: ranks 0, 2); the placement needs the "
             "sum over the K group (rank 0's: ranks 0, 4)");
+}
+
+/// The block of `a` that `placement` gives `rank`, as a matrix.
+HostArray block_of(const HostArray& a, const TensorPlacement& placement, int rank) {
+  const BlockRange& b = placement.blocks.at(static_cast<std::size_t>(rank));
+  const HostArray matrix = a.extents.size() == 1 ? HostArray{{1, a.extents[0]}, a.values} : a;
+  return matrix_block(matrix, b.row0, b.rows, b.col0, b.cols);
+}
+
+TEST(CubeSums, TheOutputGroupSumOfLesson09sPartialsIsEveryRanksBlockOfY) {
+  // Lesson 09: X [8, 16] x W [16, 64] on a 2 x 2 x 2 cube; rank (i, j, k) holds Y's token
+  // block j q + k of q^2 and out block i of q.
+  const int q = 2;
+  const HostArray x = host_array({8, 16}, draw(8 * 16, 9, true));
+  const HostArray w = host_array({16, 64}, draw(16 * 64, 10, true));
+  const HostArray y = reference_matmul(x, w);
+  const std::vector<HostArray> partials =
+      linear_3d_forward_partials(x, w, tp3d::kReadsBlockLayout, q).y;
+  bool weight_matches_everywhere = true;
+  for (int rank = 0; rank < 8; ++rank) {
+    const CubeCoordinates at = cube_coordinates(rank, q);
+    const HostArray want = matrix_block(y, (at.j * q + at.k) * 2, 2, at.i * 32, 32);
+    EXPECT_EQ(reduce_scatter_over(partials, q, Axis3D::output, rank).values, want.values);
+    weight_matches_everywhere &= is_sum_over(Axis3D::weight, want.values, partials, q, rank);
+  }
+  EXPECT_FALSE(weight_matches_everywhere);
+}
+
+TEST(CubeSums, Lesson10sBackwardPartialsSumToEveryRanksGradientBlocks) {
+  // Lesson 10's linear pair Y = (X W1 + b1) W2 + b2 in the 3D scheme's placements: fc1 reads
+  // the block's layout, fc2 writes it; dX sums over fc1's input axis, dW over the weight axis.
+  const int q = 2, p = 8;
+  const BlockShape shape{2, 4, 16, 4};
+  const Workload pair = Workload::linear_pair;
+  const verify::HostArrays in = verify::make_inputs(shape, 13, pair, verify::Values::integer);
+  const verify::HostArrays want = verify::reference_outputs(shape, in, pair);
+  const std::vector<TensorPlacement> places = tp3d::Scheme3D(false).placements(p, shape, pair);
+  HostArray hidden = reference_matmul(in.at("x"), in.at("w1"));  // [m, 4h], + b1
+  for (std::size_t e = 0; e < hidden.values.size(); ++e) {
+    hidden.values[e] += in.at("b1").values[e % in.at("b1").values.size()];
+  }
+  const HostArray d_hidden = reference_matmul(in.at("dy"), reference_transpose(in.at("w2")));
+  const LinearPartials fc1 =
+      linear_3d_backward_partials(in.at("x"), in.at("w1"), d_hidden, tp3d::kReadsBlockLayout, q);
+  const LinearPartials fc2 =
+      linear_3d_backward_partials(hidden, in.at("w2"), in.at("dy"), tp3d::kWritesBlockLayout, q);
+  for (int rank = 0; rank < p; ++rank) {
+    const auto expect_block = [&](const char* name, const std::vector<HostArray>& partials,
+                                  Axis3D axis) {
+      EXPECT_EQ(reduce_scatter_over(partials, q, axis, rank).values,
+                block_of(want.at(name), find_placement(places, name), rank).values)
+          << name << " on rank " << rank;
+    };
+    expect_block("dx", fc1.dx, Axis3D::input);
+    expect_block("d_w1", fc1.dw, Axis3D::weight);
+    expect_block("d_w2", fc2.dw, Axis3D::weight);
+  }
 }
 
 }  // namespace
