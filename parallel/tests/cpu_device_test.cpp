@@ -100,6 +100,40 @@ TEST_P(CpuDeviceTest, SplitAndMergeHeadsAreInverse) {
   EXPECT_EQ(read(back), xv);
 }
 
+/// The message an operation throws, or "" when it throws none.
+template <typename F>
+std::string error_of(F&& operation) {
+  try {
+    operation();
+  } catch (const InternalError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_P(CpuDeviceTest, ShapeErrorsSayTheFormEachOperandMustHave) {
+  // A 2-D x where merge_heads wants [b*n, s, h/n]: the all-gathered blocks of lesson 01 not
+  // reshaped to [t, m, out/t] first.
+  const Tensor flat = make({16, 32}, 7);
+  Tensor merged = dev.empty({8, 64}, GetParam());
+  EXPECT_EQ(error_of([&] { dev.merge_heads(flat, 1, 2, merged); }),
+            "CpuDevice::merge_heads: x [16, 32] -> out [8, 64] with batch b = 1, heads n = 2: x "
+            "must be [b*n, s, h/n] (head-major, b*n = 2 slabs) and out [b*s, h] (token-major); x "
+            "is not 3-D");
+  Tensor heads = dev.empty({2, 8, 16}, GetParam());
+  EXPECT_EQ(error_of([&] { dev.split_heads(flat, 1, 2, heads); }),
+            "CpuDevice::split_heads: x [16, 32] -> out [2, 8, 16] with batch b = 1, heads n = 2: "
+            "x must be [b*s, h] (token-major) and out [b*n, s, h/n] (head-major); for this x "
+            "that is out [2, 16, 16]");
+  const Tensor a = make({2, 3}, 1);
+  const Tensor b = make({4, 2}, 2);
+  Tensor c = make({2, 2}, 3);
+  EXPECT_NE(error_of([&] {
+              dev.matmul(a, Transpose::no, b, Transpose::no, c);
+            }).find("op(A)'s k = 3 and op(B)'s k = 4 differ"),
+            std::string::npos);
+}
+
 TEST_P(CpuDeviceTest, CausalSoftmaxMasksAndNormalises) {
   const std::int64_t s = 4;
   const Tensor scores = make({2, s, s}, 5);
