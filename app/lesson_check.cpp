@@ -61,6 +61,15 @@ void renew_if_changed(const std::vector<std::filesystem::path>& sources,
   }
 }
 
+/// A TODO's place, "file:line", with the file made absolute: the compiler may have seen it by a
+/// path relative to the build folder (ccache's base folder makes it so).
+std::string todo_from_build_folder(const std::string& todo) {
+  const std::size_t colon = todo.rfind(':');
+  if (todo.empty() || todo.starts_with("/") || colon == std::string::npos) return todo;
+  const std::filesystem::path file = (kBinaryDir / todo.substr(0, colon)).lexically_normal();
+  return file.string() + todo.substr(colon);
+}
+
 /// Runs the lesson's `program` on `np` ranks, its findings going to a file of `folder`.
 LessonWorldRun run_at(const LessonInfo& l, bool solution, const std::filesystem::path& program,
                       const JobFolder& folder, int np, int timeout_seconds) {
@@ -115,6 +124,7 @@ LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int
   }
   run.outcome = LessonRun::Outcome::checked;
   run.summary = summarize(verdicts);
+  for (PartSummary& part : run.summary.parts) part.todo = todo_from_build_folder(part.todo);
   return run;
 }
 
