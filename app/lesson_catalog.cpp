@@ -4,22 +4,62 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
 
-std::string key(int lesson) {
-  return fmt::format("{:02d}", lesson);
+/// A hint as lesson.json gives it: a string, or {"for": [tensor, ...], "text": "..."}.
+LessonHint parse_hint(const nlohmann::json& item, const std::filesystem::path& spec,
+                      std::size_t k) {
+  if (item.is_string()) return {{}, item.get<std::string>()};
+  const bool ok = item.is_object() && item.contains("text") && item["text"].is_string() &&
+                  item.contains("for") && item["for"].is_array() &&
+                  std::all_of(item["for"].begin(), item["for"].end(),
+                              [](const nlohmann::json& t) { return t.is_string(); });
+  if (!ok) {
+    throw UsageError(fmt::format(
+        "{}: hint {} is neither a string nor {{\"for\": [\"Y\", ...], \"text\": \"...\"}} "
+        "(the tensors it is about, as the lesson's check names them, and the hint)",
+        spec.string(), k + 1));
+  }
+  return {item["for"].get<std::vector<std::string>>(), item["text"].get<std::string>()};
 }
 
-nlohmann::json parse_or_empty(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() ? j : nlohmann::json::object();
+LessonInfo parse_lesson(const std::filesystem::path& dir) {
+  const std::string name = dir.filename().string();
+  const auto spec = dir / "lesson.json";
+  std::ifstream in(spec);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("hints") || !j["hints"].is_array()) {
+    throw UsageError(
+        fmt::format("{} is not a lesson's JSON: it needs \"title\", \"goal\", \"world_sizes\" and "
+                    "\"hints\" (see the other lessons)",
+                    spec.string()));
+  }
+  LessonInfo l{std::stoi(name.substr(0, 2)),
+               name,
+               dir,
+               j.value("title", ""),
+               j.value("goal", ""),
+               j.value("world_sizes", std::vector<int>{}),
+               {}};
+  for (std::size_t k = 0; k < j["hints"].size(); ++k) {
+    l.hints.push_back(parse_hint(j["hints"][k], spec, k));
+  }
+  return l;
+}
+
+/// Whether two names are one tensor's: "d_W1" and "d_w1" are (a check may spell it either way).
+bool same_tensor(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
 }  // namespace
@@ -34,12 +74,7 @@ std::vector<LessonInfo> load_lessons(const std::filesystem::path& lessons_dir) {
     const std::string name = entry.path().filename().string();
     const auto spec = entry.path() / "lesson.json";
     if (name.size() < 4 || name[2] != '-' || !std::filesystem::exists(spec)) continue;
-    std::ifstream in(spec);
-    const nlohmann::json j = nlohmann::json::parse(in);
-    lessons.push_back({std::stoi(name.substr(0, 2)), name, entry.path(),
-                       j.at("title").get<std::string>(), j.at("goal").get<std::string>(),
-                       j.at("world_sizes").get<std::vector<int>>(),
-                       j.at("hints").get<std::vector<std::string>>()});
+    lessons.push_back(parse_lesson(entry.path()));
   }
   std::sort(lessons.begin(), lessons.end(),
             [](const LessonInfo& a, const LessonInfo& b) { return a.number < b.number; });
@@ -56,56 +91,33 @@ const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, int number
                                number, fmt::join(known, ", ")));
 }
 
-std::string progress_name(Progress p) {
-  switch (p) {
-    case Progress::not_started:
-      return "not started";
-    case Progress::wrong:
-      return "wrong";
-    case Progress::passed:
-      return "passed";
+std::vector<const LessonHint*> hints_in_order(const LessonInfo& l,
+                                              const std::string& first_failed) {
+  std::vector<const LessonHint*> first, rest;
+  for (const LessonHint& h : l.hints) {
+    const bool about_it =
+        std::any_of(h.tensors.begin(), h.tensors.end(),
+                    [&](const std::string& t) { return same_tensor(t, first_failed); });
+    (about_it && !first_failed.empty() ? first : rest).push_back(&h);
   }
-  return "not started";
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
 }
 
-ProgressFile::ProgressFile(std::filesystem::path path)
-    : path_(std::move(path)), json_(read_own_file(path_, "the lesson progress").value_or("")) {}
-
-Progress ProgressFile::progress(int lesson) const {
-  const nlohmann::json j = parse_or_empty(json_);
-  const std::string p = j.value(key(lesson), nlohmann::json::object()).value("progress", "");
-  if (p == "passed") return Progress::passed;
-  if (p == "wrong") return Progress::wrong;
-  return Progress::not_started;
-}
-
-int ProgressFile::hints_shown(int lesson) const {
-  return parse_or_empty(json_).value(key(lesson), nlohmann::json::object()).value("hints_shown", 0);
-}
-
-void ProgressFile::set_progress(int lesson, Progress p) {
-  nlohmann::json j = parse_or_empty(json_);
-  j[key(lesson)]["progress"] = progress_name(p);
-  json_ = j.dump(2);
-  save();
-}
-
-void ProgressFile::set_hints_shown(int lesson, int count) {
-  nlohmann::json j = parse_or_empty(json_);
-  j[key(lesson)]["hints_shown"] = count;
-  json_ = j.dump(2);
-  save();
-}
-
-void ProgressFile::forget(int lesson) {
-  nlohmann::json j = parse_or_empty(json_);
-  j.erase(key(lesson));
-  json_ = j.dump(2);
-  save();
-}
-
-void ProgressFile::save() const {
-  write_file_safely(path_, json_ + "\n", "the lesson progress");
+std::string readme_without_answers(const std::string& readme, int lesson_number) {
+  const std::string hidden =
+      fmt::format("(answer hidden: ./tplab lesson show {} --answers)", lesson_number);
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t open; (open = readme.find("<details", at)) != std::string::npos;) {
+    const std::size_t close = readme.find("</details>", open);
+    if (close == std::string::npos) break;  // an unclosed block is shown as it is
+    out.append(readme, at, open - at);
+    out += hidden;
+    at = close + std::string_view("</details>").size();
+  }
+  out.append(readme, at, std::string::npos);
+  return out;
 }
 
 }  // namespace tplab::app

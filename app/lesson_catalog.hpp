@@ -1,5 +1,5 @@
 /// @file
-/// The lessons on disk (lessons/NN-slug/lesson.json) and the learner's progress through them.
+/// The lessons on disk: lessons/NN-slug/lesson.json, README.md and the hints.
 #pragma once
 
 #include <filesystem>
@@ -7,6 +7,13 @@
 #include <vector>
 
 namespace tplab::app {
+
+/// One hint of a lesson.json: a string (a general hint) or {"for": ["Y", "d_W1"], "text"}
+/// (a hint about those tensors, as the lesson's check names them).
+struct LessonHint {
+  std::vector<std::string> tensors;  ///< the tensors it is about; empty for a general hint
+  std::string text;                  ///< the hint
+};
 
 /// One lesson, as its lesson.json and folder describe it.
 struct LessonInfo {
@@ -22,47 +29,26 @@ struct LessonInfo {
   /// The world sizes `lesson check` runs at.
   std::vector<int> world_sizes;
   /// The hints `lesson hint` gives, one at a time.
-  std::vector<std::string> hints;
+  std::vector<LessonHint> hints;
 
   /// "lesson_01": the CMake target of the exercise (the solution's adds "_solution").
   std::string target() const;
 };
 
-/// Every lesson under `lessons_dir`, by number.
+/// Every lesson under `lessons_dir`, by number. Throws UsageError naming a lesson.json that
+/// cannot be read.
 std::vector<LessonInfo> load_lessons(const std::filesystem::path& lessons_dir);
 
 /// The lesson numbered `number`; throws UsageError naming the lessons that exist.
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, int number);
 
-/// Where a learner stands on one lesson.
-enum class Progress { not_started, wrong, passed };
+/// The hints of `l` in the order `lesson hint` gives them: first those for `first_failed` (the
+/// first tensor that failed at the last check, matched without regard to case; "" for none),
+/// then the rest in their order.
+std::vector<const LessonHint*> hints_in_order(const LessonInfo& l, const std::string& first_failed);
 
-/// "not started", "wrong", "passed".
-std::string progress_name(Progress p);
-
-/// The learner's progress, kept as JSON in a small file of the build tree
-/// ({"01": {"progress": "wrong", "hints_shown": 2}, ...}): a convenience for `lesson list` and
-/// `lesson hint`, which the learner can edit, so `lesson grade` never reads it. Read through no
-/// link and written by the rules of safe_output.hpp.
-class ProgressFile {
- public:
-  /// Reads the progress kept at `path` (none yet when the file does not exist).
-  explicit ProgressFile(std::filesystem::path path);
-  /// Where the learner stands on `lesson` (not_started when it was never checked).
-  Progress progress(int lesson) const;
-  /// How many of `lesson`'s hints have been shown.
-  int hints_shown(int lesson) const;
-  /// Records `p` for `lesson` and saves the file.
-  void set_progress(int lesson, Progress p);
-  /// Records that `count` hints of `lesson` have been shown and saves the file.
-  void set_hints_shown(int lesson, int count);
-  /// Forgets a lesson (after reset).
-  void forget(int lesson);
-
- private:
-  void save() const;
-  std::filesystem::path path_;
-  std::string json_;  // the file's text, parsed on use: the file is tiny
-};
+/// A lesson's README with each worked answer (a <details>...</details> block) replaced by
+/// "(answer hidden: ./tplab lesson show N --answers)".
+std::string readme_without_answers(const std::string& readme, int lesson_number);
 
 }  // namespace tplab::app

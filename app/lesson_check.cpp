@@ -61,11 +61,37 @@ void renew_if_changed(const std::vector<std::filesystem::path>& sources,
   }
 }
 
+/// A TODO's place, "file:line", with the file made absolute: the compiler may have seen it by a
+/// path relative to the build folder (ccache's base folder makes it so).
+std::string todo_from_build_folder(const std::string& todo) {
+  const std::size_t colon = todo.rfind(':');
+  if (todo.empty() || todo.starts_with("/") || colon == std::string::npos) return todo;
+  const std::filesystem::path file = (kBinaryDir / todo.substr(0, colon)).lexically_normal();
+  return file.string() + todo.substr(colon);
+}
+
+/// Runs the lesson's `program` on `np` ranks, its findings going to a file of `folder`.
+LessonWorldRun run_at(const LessonInfo& l, bool solution, const std::filesystem::path& program,
+                      const JobFolder& folder, int np, int timeout_seconds) {
+  fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
+             solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
+  std::fflush(stdout);
+  const std::string name = fmt::format("lesson-np{}.json", np);
+  setenv(kLessonVerdictVariable, folder.file(name).c_str(), 1);
+  LessonWorldRun at{
+      np,
+      run_program_under_mpiexec(program.string(), np, {}, LaunchSettings{timeout_seconds, {}}),
+      {}};
+  unsetenv(kLessonVerdictVariable);
+  at.result = folder.read(name);
+  return at;
+}
+
 }  // namespace
 
-std::string LessonWorldRun::verdict() const {
-  if (result.state != JobResult::State::accepted) return {};
-  return result.document.value("verdict", "");
+std::optional<RunVerdict> LessonWorldRun::verdict() const {
+  if (end.code != 0 || result.state != JobResult::State::accepted) return std::nullopt;
+  return parse_run_verdict(result.document);
 }
 
 LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int>& world_sizes,
@@ -87,33 +113,18 @@ LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int
   write_file_safely(record, digests, "the record of the last build");
   const auto program = kBinaryDir / "lessons" / target;
   const JobFolder folder;
-  bool wrong = false;
+  std::vector<WorldVerdict> verdicts;
   for (int np : world_sizes.empty() ? l.world_sizes : world_sizes) {
-    fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
-               solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
-    std::fflush(stdout);
-    const std::string name = fmt::format("lesson-np{}.json", np);
-    setenv(kLessonVerdictVariable, folder.file(name).c_str(), 1);
-    LessonWorldRun at{
-        np,
-        run_program_under_mpiexec(program.string(), np, {}, LaunchSettings{timeout_seconds, {}}),
-        {}};
-    unsetenv(kLessonVerdictVariable);
-    at.result = folder.read(name);
-    const std::string verdict = at.verdict();
-    const int code = at.end.code;
-    run.runs.push_back(std::move(at));
-    if (code == kExitUsage) {
+    run.runs.push_back(run_at(l, solution, program, folder, np, timeout_seconds));
+    if (run.runs.back().end.code == kExitUsage) {
       run.outcome = LessonRun::Outcome::refused;
       return run;
     }
-    if (verdict == "not_started") {  // the same TODO stops every world size
-      run.outcome = LessonRun::Outcome::not_started;
-      return run;
-    }
-    if (code != 0 || verdict != "pass") wrong = true;
+    verdicts.push_back({np, run.runs.back().verdict()});
   }
-  run.outcome = wrong ? LessonRun::Outcome::wrong : LessonRun::Outcome::passed;
+  run.outcome = LessonRun::Outcome::checked;
+  run.summary = summarize(verdicts);
+  for (PartSummary& part : run.summary.parts) part.todo = todo_from_build_folder(part.todo);
   return run;
 }
 

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "job_folder.hpp"
 #include "lesson_catalog.hpp"
+#include "lesson_verdict.hpp"
 #include "mpi_launch.hpp"
 
 namespace tplab::app {
@@ -23,12 +25,12 @@ struct LessonWorldRun {
   int np = 1;
   /// How the job ended.
   JobEnd end;
-  /// What the program wrote: {"verdict": "pass" | "wrong" | "not_started", "todo",
-  /// "reports": [{"title", "tensors": [{"name", "pass", "max_abs", ...}]}]}.
+  /// What the program wrote (lesson_verdict.hpp): {"verdict", "parts", "first_failed",
+  /// "reports": [{"title", "part", "tensors": [{"name", "pass", "max_abs", ...}]}]}.
   JobResult result;
 
-  /// "pass", "wrong" or "not_started" as the program wrote it; "" when it left no result.
-  std::string verdict() const;
+  /// The verdict the program wrote; nothing when the job failed or left none.
+  std::optional<RunVerdict> verdict() const;
 };
 
 /// What checking a lesson found.
@@ -40,14 +42,16 @@ struct LessonRun {
   std::string source_sha256, check_sha256;
   ///@}
   /// How a check can end, in the order it is decided.
-  enum class Outcome { does_not_compile, refused, not_started, wrong, passed };
+  enum class Outcome { does_not_compile, refused, checked };
   /// How this one ended.
-  Outcome outcome = Outcome::passed;
+  Outcome outcome = Outcome::checked;
   /// does_not_compile: the compiler's messages, less the build tool's progress lines.
   std::string compiler_output;
-  /// Every world size run, in order (the check stops at the first that refuses its input or
-  /// meets a TODO, as every world size would).
+  /// Every world size run, in order (the check stops only at one that refuses its input: a
+  /// part not started at one world size leaves the others to check the parts that are).
   std::vector<LessonWorldRun> runs;
+  /// checked: what the runs say together, part by part.
+  LessonSummary summary;
 };
 
 /// Builds lesson `l`'s program (its solution with `solution`) from the sources as they are

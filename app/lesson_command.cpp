@@ -1,12 +1,16 @@
-// "tplab lesson": list, show, check, hint, reset and grade the lessons of lessons/.
+// "tplab lesson": list, show, check, hint, reset and grade the lessons of lessons/, and say
+// which comes next.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include "commands.hpp"
@@ -15,6 +19,7 @@
 #include "lesson_catalog.hpp"
 #include "lesson_check.hpp"
 #include "lesson_grade.hpp"
+#include "lesson_progress.hpp"
 #include "mpi_launch.hpp"
 #include "option_checks.hpp"
 #include "safe_output.hpp"
@@ -30,7 +35,8 @@ struct LessonOptions {
   std::vector<int> numbers;  // lesson grade's, all when empty
   bool solution = false;
   bool all = false;
-  bool full = false;
+  bool readme = false;
+  bool answers = false;
   std::vector<int> np;
   std::optional<std::string> json;
   int timeout = 120;
@@ -41,49 +47,127 @@ std::vector<LessonInfo> lessons() {
   return load_lessons(kSourceDir / "lessons");
 }
 
+/// The progress file; the first time, it takes over an older version's from the build folder.
 ProgressFile progress_file() {
-  return ProgressFile(kBinaryDir / "lessons-progress.json");
+  const std::filesystem::path path = progress_path(kSourceDir);
+  const std::filesystem::path old_path = kBinaryDir / "lessons-progress.json";
+  if (std::getenv(kLessonProgressVariable) == nullptr && adopt_old_progress(old_path, path)) {
+    fmt::print("(moved your lesson progress from {} to {}, where it outlives the build folder)\n",
+               old_path.string(), path.string());
+  }
+  return ProgressFile(path);
 }
 
-// ---- list, show, hint, reset -------------------------------------------------------------
+/// The first lesson that never passed, from `from` on and then from the start; null when every
+/// lesson has passed.
+const LessonInfo* first_not_passed(const std::vector<LessonInfo>& all, const ProgressFile& progress,
+                                   int from = 0) {
+  const LessonInfo* earlier = nullptr;
+  for (const LessonInfo& l : all) {
+    if (progress.lesson(l.number).passed_before) continue;
+    if (l.number >= from) return &l;
+    if (earlier == nullptr) earlier = &l;
+  }
+  return earlier;
+}
+
+/// "next: ./tplab lesson show 4", or what to do with a lesson begun and not passed yet.
+std::string next_step(const LessonInfo* next, const ProgressFile& progress) {
+  if (next == nullptr) return "every lesson has passed";
+  const LessonProgress p = progress.lesson(next->number);
+  if (!p.checked) return fmt::format("next: ./tplab lesson show {}", next->number);
+  return fmt::format(
+      "next: lesson {:02d}, {} at its last check: ./tplab lesson check {} (stuck? ./tplab lesson "
+      "hint {})",
+      next->number, p.words(), next->number, next->number);
+}
+
+// ---- list, next, show, hint, reset -------------------------------------------------------
 
 int list() {
+  const std::vector<LessonInfo> all = lessons();
   const ProgressFile progress = progress_file();
   fmt::print("  {:>2}  {:<68} {}\n", "#", "title", "progress");
-  for (const LessonInfo& l : lessons()) {
-    fmt::print("  {:02d}  {:<68} {}\n", l.number, l.title,
-               progress_name(progress.progress(l.number)));
+  int passed = 0;
+  for (const LessonInfo& l : all) {
+    const LessonProgress p = progress.lesson(l.number);
+    passed += p.passed_before ? 1 : 0;
+    fmt::print("  {:02d}  {:<68} {}\n", l.number, l.title, p.words());
   }
-  fmt::print("\nstart with ./tplab lesson show 0; check your work with ./tplab lesson check N\n");
+  fmt::print("\n{} of {} passed; {}\n", passed, all.size(),
+             next_step(first_not_passed(all, progress), progress));
+  fmt::print("(./tplab lesson next shows it; check your work with ./tplab lesson check N)\n");
   return 0;
+}
+
+/// The goal, the files and the commands of lesson `l`.
+void print_lesson(const LessonInfo& l) {
+  fmt::print("lesson {:02d}: {}\n\n{}\n\n", l.number, l.title, l.goal);
+  fmt::print("  read:     {}   (./tplab lesson show {} --readme)\n", (l.dir / "README.md").string(),
+             l.number);
+  fmt::print("  edit:     {}\n", (l.dir / "exercise.cpp").string());
+  fmt::print("  check:    ./tplab lesson check {}   (runs on {} ranks)\n", l.number,
+             fmt::join(l.world_sizes, ", "));
+  fmt::print("  stuck:    ./tplab lesson hint {}\n", l.number);
 }
 
 int show(const LessonOptions& o) {
   const std::vector<LessonInfo> all = lessons();
   const LessonInfo& l = find_lesson(all, o.number);
-  const auto readme = l.dir / "README.md";
-  if (o.full) {
-    std::ifstream in(readme);
-    std::cout << in.rdbuf();
+  if (!o.readme && !o.answers) {
+    print_lesson(l);
     return 0;
   }
-  fmt::print("lesson {:02d}: {}\n\n{}\n\n", l.number, l.title, l.goal);
-  fmt::print("  read:     {}\n", readme.string());
-  fmt::print("  edit:     {}\n", (l.dir / "exercise.cpp").string());
-  fmt::print("  check:    ./tplab lesson check {}   (runs on {} ranks)\n", l.number,
-             fmt::join(l.world_sizes, ", "));
-  fmt::print("  stuck:    ./tplab lesson hint {}\n", l.number);
+  const std::filesystem::path readme = l.dir / "README.md";
+  std::ifstream in(readme);
+  if (!in) {
+    throw UsageError(
+        fmt::format("cannot read {}; ./tplab lesson reset {} does not restore it, "
+                    "git checkout -- {} does",
+                    readme.string(), l.number, readme.string()));
+  }
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::cout << (o.answers ? text : readme_without_answers(text, l.number));
   return 0;
+}
+
+int next() {
+  const std::vector<LessonInfo> all = lessons();
+  const ProgressFile progress = progress_file();
+  const LessonInfo* l = first_not_passed(all, progress);
+  if (l == nullptr) {
+    fmt::print("every lesson has passed ({} of {}); ./tplab lesson list shows them\n", all.size(),
+               all.size());
+    return 0;
+  }
+  print_lesson(*l);
+  return 0;
+}
+
+/// "" or " (for Y, d_W1)".
+std::string hint_subject(const LessonHint& h) {
+  return h.tensors.empty() ? std::string() : fmt::format(" (for {})", fmt::join(h.tensors, ", "));
 }
 
 int hint(const LessonOptions& o) {
   const std::vector<LessonInfo> all = lessons();
   const LessonInfo& l = find_lesson(all, o.number);
   ProgressFile progress = progress_file();
-  const int total = static_cast<int>(l.hints.size());
-  const int shown = o.all ? total : std::min(progress.hints_shown(l.number) + 1, total);
+  const LessonProgress p = progress.lesson(l.number);
+  const std::vector<const LessonHint*> order = hints_in_order(l, p.first_failed);
+  const int total = static_cast<int>(order.size());
+  if (total == 0) {
+    fmt::print("lesson {:02d} has no hints; its README explains each step\n", l.number);
+    return 0;
+  }
+  const int shown = o.all ? total : std::min(p.hints_shown + 1, total);
+  if (!order.front()->tensors.empty() && !p.first_failed.empty()) {
+    fmt::print("(your last check failed first at {}: the hints about it come first)\n",
+               p.first_failed);
+  }
   for (int i = 0; i < shown; ++i) {
-    fmt::print("hint {}/{}: {}\n", i + 1, total, l.hints[static_cast<std::size_t>(i)]);
+    const LessonHint& h = *order[static_cast<std::size_t>(i)];
+    fmt::print("hint {}/{}{}: {}\n", i + 1, total, hint_subject(h), h.text);
   }
   if (shown < total) {
     fmt::print("\n(./tplab lesson hint {} again for the next one, --all for every one)\n",
@@ -112,9 +196,56 @@ int reset(const LessonOptions& o) {
 
 // ---- check -------------------------------------------------------------------------------
 
-int check(const LessonOptions& o) {
-  const std::vector<LessonInfo> all = lessons();
-  const LessonInfo& l = find_lesson(all, o.number);
+/// Prints the compiler's messages, indented.
+void print_compiler_output(const std::string& output) {
+  fmt::print("\nthe exercise does not compile; the compiler says:\n\n");
+  for (std::string_view rest = output; !rest.empty();) {
+    const auto end = rest.find('\n');
+    fmt::print("  {}\n", rest.substr(0, end));
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+  }
+}
+
+/// The last lines of a check: each part's verdict, and each world size that left none.
+void print_parts(const LessonInfo& l, const LessonRun& run, int timeout_seconds) {
+  fmt::print("\n");
+  for (const PartSummary& part : run.summary.parts) {
+    fmt::print("{}\n", describe_part(part, l.dir));
+  }
+  for (const LessonWorldRun& at : run.runs) {
+    if (at.verdict()) continue;
+    fmt::print("{} rank{}: no verdict: it {}{}\n", at.np, at.np == 1 ? "" : "s",
+               at.end.reason(timeout_seconds),
+               at.end.last_message.empty() ? "" : "; last message: " + at.end.last_message);
+  }
+}
+
+/// The verdict line of a check that did not pass ("lesson 03: WRONG now (it passed before;
+/// ...)"), and its exit code.
+int report_not_passed(const LessonInfo& l, const LessonSummary& s, bool passed_before) {
+  const std::string exercise = (l.dir / "exercise.cpp").string();
+  const std::string why =
+      s.state == LessonState::wrong
+          ? fmt::format(
+                "the tables above show which tensors disagree and where{}",
+                s.first_failed.empty()
+                    ? std::string()
+                    : fmt::format("; the first to fail: {} (./tplab lesson hint {} starts there)",
+                                  s.first_failed, l.number))
+      : s.state == LessonState::in_progress
+          ? fmt::format("fill in the TODO blocks that are left in {}", exercise)
+          : fmt::format("fill in the TODO blocks of {}", exercise);
+  const std::string state = s.state == LessonState::wrong ? "WRONG" : state_words(s.state);
+  if (passed_before) {
+    fmt::print("lesson {:02d}: {} now (it passed before; {})\n", l.number, state, why);
+  } else {
+    fmt::print("lesson {:02d}: {}: {}\n", l.number, state, why);
+  }
+  return s.state == LessonState::wrong ? kExitFailed : 0;
+}
+
+/// Runs the preflight on every world size the check will run.
+void preflight_check(const LessonInfo& l, const LessonOptions& o) {
   const std::vector<int> world_sizes = o.np.empty() ? l.world_sizes : o.np;
   LaunchRequest request{{}, o.allow_many_ranks, "a lesson's tensors are a few KiB", "fewer ranks"};
   for (int np : world_sizes) {
@@ -122,39 +253,37 @@ int check(const LessonOptions& o) {
     request.jobs.push_back({fmt::format("lesson {:02d}", l.number), np, 0.0});
   }
   preflight(request);
-  ProgressFile progress = progress_file();
-  const auto record = [&](Progress p) {
-    if (!o.solution) progress.set_progress(l.number, p);
-  };
-  const LessonRun run = check_lesson(l, o.solution, o.np, o.timeout);
-  switch (run.outcome) {
-    case LessonRun::Outcome::does_not_compile:
-      fmt::print("\nthe exercise does not compile; the compiler says:\n\n");
-      for (std::string_view rest = run.compiler_output; !rest.empty();) {
-        const auto end = rest.find('\n');
-        fmt::print("  {}\n", rest.substr(0, end));
-        rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
-      }
-      record(Progress::wrong);
-      fmt::print("\nlesson {:02d}: WRONG (does not compile)\n", l.number);
-      return kExitFailed;
-    case LessonRun::Outcome::refused:
-      return kExitUsage;  // the program said why, on every rank
-    case LessonRun::Outcome::not_started:
-      record(Progress::not_started);
-      fmt::print("\nlesson {:02d}: not started: fill in the TODO blocks of {}\n", l.number,
-                 (l.dir / "exercise.cpp").string());
-      return 0;
-    case LessonRun::Outcome::wrong:
-      record(Progress::wrong);
-      fmt::print("\nlesson {:02d}: WRONG: the tables above show which tensors disagree and where\n",
-                 l.number);
-      return kExitFailed;
-    case LessonRun::Outcome::passed:
-      break;
+}
+
+int check(const LessonOptions& o) {
+  const std::vector<LessonInfo> all = lessons();
+  const LessonInfo& l = find_lesson(all, o.number);
+  preflight_check(l, o);
+  std::optional<ProgressFile> progress;
+  if (!o.solution) progress.emplace(progress_file());
+  const bool passed_before = progress && progress->lesson(l.number).passed_before;
+  LessonRun run = check_lesson(l, o.solution, o.np, o.timeout);
+  if (run.outcome == LessonRun::Outcome::refused) return kExitUsage;  // the program said why
+  if (run.outcome == LessonRun::Outcome::does_not_compile) {
+    print_compiler_output(run.compiler_output);
+    run.summary = {LessonState::wrong, {}, {}, {}};
+  } else {
+    print_parts(l, run, o.timeout);
   }
-  record(Progress::passed);
-  fmt::print("\nlesson {:02d}: PASSED at every world size\n", l.number);
+  if (progress) progress->record_check(l.number, run.summary);
+  if (run.outcome == LessonRun::Outcome::does_not_compile) {
+    fmt::print(
+        "lesson {:02d}: WRONG{}\n", l.number,
+        passed_before ? " now (it passed before; it does not compile)" : " (does not compile)");
+    return kExitFailed;
+  }
+  if (run.summary.state != LessonState::passed) {
+    return report_not_passed(l, run.summary, passed_before);
+  }
+  fmt::print("lesson {:02d}: PASSED at every world size\n", l.number);
+  if (progress) {
+    fmt::print("{}\n", next_step(first_not_passed(all, *progress, l.number + 1), *progress));
+  }
   return 0;
 }
 
@@ -185,7 +314,7 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "lesson", "Graded lessons: list them, read one, check your exercise, get a hint, reset it.");
   cmd->require_subcommand(1);
-  // Read as text and converted in base 10: the lessons are numbered 00 to 12, and "08" must not
+  // Read as text and converted in base 10: the lessons are numbered 00, 01, ..., and "08" must not
   // be taken for a malformed octal number.
   const auto number = [&o](CLI::App* sub) {
     sub->add_option_function<std::string>(
@@ -193,12 +322,14 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
            "the lesson's number (./tplab lesson list)")
         ->required();
   };
-  cmd->add_subcommand("list", "every lesson with its progress")->callback([&exit_code] {
-    exit_code = list();
-  });
+  cmd->add_subcommand("list", "every lesson with its progress, and what to do next")
+      ->callback([&exit_code] { exit_code = list(); });
+  cmd->add_subcommand("next", "the first lesson not passed yet, as lesson show shows it")
+      ->callback([&exit_code] { exit_code = next(); });
   CLI::App* show_cmd = cmd->add_subcommand("show", "the lesson's goal and files");
   number(show_cmd);
-  show_cmd->add_flag("--readme", o->full, "print the whole README");
+  show_cmd->add_flag("--readme", o->readme, "print the README, its worked answers hidden");
+  show_cmd->add_flag("--answers", o->answers, "print the README with its worked answers");
   show_cmd->callback([o, &exit_code] { exit_code = show(*o); });
   CLI::App* check_cmd = cmd->add_subcommand(
       "check", "build your exercise, run it under mpiexec and compare it with the reference");

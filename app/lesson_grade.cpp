@@ -24,6 +24,7 @@ constexpr std::size_t kCompilerOutputKept = 4000;
 /// One tensor of a lesson's check, over every world size.
 struct TensorGrade {
   std::string name;   ///< as the check names it: "Y_r"
+  std::string part;   ///< the part of the lesson that compares it: "forward"
   std::string title;  ///< the check's title at the first world size: "column split, exact ..."
   bool pass = true;   ///< it agreed with the reference at every world size
   std::vector<std::string> lines;  ///< one per world size
@@ -103,11 +104,15 @@ std::vector<TensorGrade> grade_tensors(const LessonRun& run, int timeout_seconds
     if (at.result.state != JobResult::State::accepted) continue;
     const nlohmann::json& reports = at.result.document["reports"];
     for (std::size_t i = 0; i < reports.size(); ++i) {
-      for (const auto& t : reports[i]["tensors"]) {
+      for (const auto& t : report_tensors(reports[i])) {
         const Key key{i, t["name"].get<std::string>()};
         if (grades.contains(key)) continue;
         order.push_back(key);
-        grades[key] = {key.second, reports[i]["title"].get<std::string>(), true, {}};
+        grades[key] = {key.second,
+                       reports[i].value("part", "forward"),
+                       reports[i].value("title", ""),
+                       true,
+                       {}};
       }
     }
   }
@@ -118,7 +123,7 @@ std::vector<TensorGrade> grade_tensors(const LessonRun& run, int timeout_seconds
       if (at.result.state == JobResult::State::accepted) {
         const nlohmann::json& reports = at.result.document["reports"];
         if (key.first < reports.size()) {
-          for (const auto& t : reports[key.first]["tensors"]) {
+          for (const auto& t : report_tensors(reports[key.first])) {
             if (t["name"] == key.second) found = &t;
           }
         }
@@ -141,47 +146,53 @@ std::vector<TensorGrade> grade_tensors(const LessonRun& run, int timeout_seconds
   return ordered;
 }
 
-LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds) {
-  LessonGrade g;
-  g.lesson = &l;
-  const LessonRun run = check_lesson(l, solution, {}, timeout_seconds);
-  g.source = std::filesystem::relative(run.source, kSourceDir).string();
-  g.sha256 = run.source_sha256;
-  g.check_sha256 = run.check_sha256;
-  switch (run.outcome) {
-    case LessonRun::Outcome::does_not_compile: {
-      g.verdict = "does not compile";
-      std::string messages = run.compiler_output.substr(0, kCompilerOutputKept);
-      if (messages.size() < run.compiler_output.size()) messages += "\n...";
-      g.output = "does not compile; the compiler says:\n" + messages;
-      return g;
+/// A TODO's place as the compiler saw it, shown relative to the checkout.
+std::string todo_in_checkout(std::string todo) {
+  if (todo.starts_with(kSourceDir.string() + "/")) todo.erase(0, kSourceDir.string().size() + 1);
+  return todo;
+}
+
+/// "not started: its part, backward, still has a TODO (lessons/03-1d-mlp/exercise.cpp:42)".
+std::string not_started_line(const PartSummary& part) {
+  return fmt::format("not started: its part, {}, still has a TODO{}", part.name,
+                     part.todo.empty() ? std::string() : " (" + todo_in_checkout(part.todo) + ")");
+}
+
+/// A part not started scores 0 for each of its tensors. A TODO stops a part before it compares
+/// anything, so the tensors of such a part that no run reported are named as the library's
+/// solution reports them.
+void fail_parts_not_started(const LessonInfo& l, const LessonRun& run,
+                            std::vector<TensorGrade>& tensors, int timeout_seconds) {
+  std::vector<const PartSummary*> unreported;
+  for (const PartSummary& part : run.summary.parts) {
+    if (part.verdict() != "not_started") continue;
+    const std::string line = not_started_line(part);
+    bool reported = false;
+    for (TensorGrade& t : tensors) {
+      if (t.part != part.name) continue;
+      reported = true;
+      t.pass = false;
+      t.lines.insert(t.lines.begin(), line);
     }
-    case LessonRun::Outcome::refused: {
-      const LessonWorldRun& at = run.runs.back();
-      g.verdict = "refused";
-      g.output =
-          fmt::format("np={}: the check refused it ({}){}", at.np, at.end.reason(timeout_seconds),
-                      at.end.last_message.empty() ? "" : ": " + at.end.last_message);
-      return g;
-    }
-    case LessonRun::Outcome::not_started: {
-      // The TODO's place as the compiler saw it, shown relative to the checkout.
-      std::string todo = run.runs.back().result.document.value("todo", "");
-      if (todo.starts_with(kSourceDir.string() + "/"))
-        todo.erase(0, kSourceDir.string().size() + 1);
-      g.verdict = "not started";
-      g.output = fmt::format("not started: the exercise still has a TODO{}",
-                             todo.empty() ? "" : " (the first one met at " + todo + ")");
-      return g;
-    }
-    case LessonRun::Outcome::wrong:
-      g.verdict = "wrong";
-      break;
-    case LessonRun::Outcome::passed:
-      g.verdict = "passed";
-      break;
+    if (!reported) unreported.push_back(&part);
   }
+  if (unreported.empty()) return;
+  fmt::print("\n(the library's solution, run to name the tensors of the parts not started)\n");
+  const LessonRun reference = check_lesson(l, /*solution=*/true, {}, timeout_seconds);
+  for (TensorGrade& t : grade_tensors(reference, timeout_seconds)) {
+    for (const PartSummary* part : unreported) {
+      if (t.part != part->name) continue;
+      t.pass = false;
+      t.lines = {not_started_line(*part)};
+      tensors.push_back(std::move(t));
+    }
+  }
+}
+
+/// The grade of a check whose runs wrote verdicts: each tensor over every world size.
+void grade_checked(LessonGrade& g, const LessonInfo& l, const LessonRun& run, int timeout_seconds) {
   g.tensors = grade_tensors(run, timeout_seconds);
+  fail_parts_not_started(l, run, g.tensors, timeout_seconds);
   std::vector<std::string> lines;
   std::vector<int> sizes;
   for (const LessonWorldRun& at : run.runs) {
@@ -190,11 +201,41 @@ LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds
       lines.push_back(describe_missing(at, timeout_seconds));
     }
   }
+  for (const PartSummary& part : run.summary.parts) lines.push_back(describe_part(part, l.dir));
   std::size_t passed = 0;
   for (const TensorGrade& t : g.tensors) passed += t.pass ? 1 : 0;
-  g.output = fmt::format("{}: {} of {} tensors agree with the reference at {} ranks{}{}", g.verdict,
-                         passed, g.tensors.size(), fmt::join(sizes, ", "),
-                         lines.empty() ? "" : "\n", fmt::join(lines, "\n"));
+  g.output = fmt::format("{}: {} of {} tensors agree with the reference at {} ranks\n{}", g.verdict,
+                         passed, g.tensors.size(), fmt::join(sizes, ", "), fmt::join(lines, "\n"));
+}
+
+LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds) {
+  LessonGrade g;
+  g.lesson = &l;
+  const LessonRun run = check_lesson(l, solution, {}, timeout_seconds);
+  g.source = std::filesystem::relative(run.source, kSourceDir).string();
+  g.sha256 = run.source_sha256;
+  g.check_sha256 = run.check_sha256;
+  if (run.outcome == LessonRun::Outcome::does_not_compile) {
+    g.verdict = "does not compile";
+    std::string messages = run.compiler_output.substr(0, kCompilerOutputKept);
+    if (messages.size() < run.compiler_output.size()) messages += "\n...";
+    g.output = "does not compile; the compiler says:\n" + messages;
+  } else if (run.outcome == LessonRun::Outcome::refused) {
+    const LessonWorldRun& at = run.runs.back();
+    g.verdict = "refused";
+    g.output =
+        fmt::format("np={}: the check refused it ({}){}", at.np, at.end.reason(timeout_seconds),
+                    at.end.last_message.empty() ? "" : ": " + at.end.last_message);
+  } else if (run.summary.state == LessonState::not_started) {
+    const std::string todo =
+        run.summary.parts.empty() ? std::string() : todo_in_checkout(run.summary.parts[0].todo);
+    g.verdict = "not started";
+    g.output = fmt::format("not started: the exercise still has a TODO{}",
+                           todo.empty() ? "" : " (the first one met at " + todo + ")");
+  } else {
+    g.verdict = state_words(run.summary.state);
+    grade_checked(g, l, run, timeout_seconds);
+  }
   return g;
 }
 

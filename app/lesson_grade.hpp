@@ -5,8 +5,9 @@
 ///
 /// Grades come from checks, never from the progress file, which a learner can edit. Each
 /// lesson is worth one point, shared equally by the tensors its check compares; a tensor earns
-/// its share when it agrees with the reference at every world size of the lesson. An exercise
-/// that does not compile, still holds a TODO, or is refused at a world size earns nothing.
+/// its share when it agrees with the reference at every world size of the lesson. A part of the
+/// lesson still holding a TODO earns nothing for its tensors; an exercise that does not
+/// compile, has no part written, or is refused at a world size earns nothing.
 /// Every grade carries the SHA-256 of the source it checked (exercise.cpp, or solution.cpp
 /// with --solution) and of the lesson's checker, so an instructor can tell which submission
 /// was graded, by which check.

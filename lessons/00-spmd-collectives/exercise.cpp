@@ -1,7 +1,8 @@
 // Lesson 00 exercise: one program on every rank (SPMD), one collective, and its cost. Fill in
 // the TODO blocks, then run ./tplab lesson check 0. README.md explains; ./tplab lesson hint 0.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::spmd {
 

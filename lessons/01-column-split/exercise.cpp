@@ -1,7 +1,8 @@
 // Lesson 01 exercise: split a matmul by the columns of W. Fill in the two TODO blocks, then
 // run ./tplab lesson check 1. README.md explains the idea; ./tplab lesson hint 1 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::column_split {
 

@@ -1,7 +1,8 @@
 // Lesson 02 exercise: split a matmul by the rows of W (and the columns of X). Fill in the TODO
 // block, then run ./tplab lesson check 2. README.md explains; ./tplab lesson hint 2 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::row_split {
 

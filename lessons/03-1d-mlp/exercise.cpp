@@ -1,8 +1,9 @@
 // Lesson 03 exercise: the operators f and g, then the 1D MLP forward and backward with them.
 // Fill in the TODO blocks, then run ./tplab lesson check 3. README.md explains the idea;
 // ./tplab lesson hint 3 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::mlp_1d {
 

@@ -1,11 +1,12 @@
 // Lesson 04 exercise: assemble 1D attention from the library's column- and row-parallel linears,
 // then the whole pre-LN block with its two residuals. Fill in the TODO blocks, then run
 // ./tplab lesson check 4. README.md explains the idea; ./tplab lesson hint 4 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "layers/activation.hpp"
 #include "layers/causal_attention.hpp"
 #include "layers/layernorm.hpp"
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 #include "tp1d/column_parallel_linear.hpp"
 #include "tp1d/conjugate_operators.hpp"
 #include "tp1d/mlp_1d.hpp"

@@ -1,10 +1,9 @@
 // Lesson 05 exercise: sequence parallelism. Write the all-gather and the reduce-scatter along
 // the tokens, then the LayerNorm + MLP sublayer on token shards with them. Fill in the TODO
 // blocks, then run ./tplab lesson check 5. README.md explains; ./tplab lesson hint 5 helps.
-#include "layers/layernorm.hpp"
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
-#include "tp1d/column_parallel_linear.hpp"
 
 namespace tplab::lessons::sequence_parallel {
 
@@ -30,10 +29,11 @@ SpResult ln_mlp_sequence_parallel(Device& device, Comm& tp, const SpShards& p,
                                   const Tensor& x_shard, const Tensor& dy_shard) {
   SpResult r;
   // TODO (forward):
-  //   a      = LN(x_r)                   [m/t, h]: whole rows, local (a LayerNorm; which group
-  //                                      must sum gamma's and beta's gradients?)
+  //   a      = LN(x_r)                   [m/t, h]: whole rows, local. mean and var per row
+  //                                      (row_sum, scale, row_sum_squared_deviation), then
+  //                                      layernorm_apply with kEps; keep xhat and rstd
   //   a_full = all_gather_tokens(a)      g: [m, h]
-  //   hidden = a_full W1_r + b1_r        [m, h] x [h, 4h/t] -> [m, 4h/t]  (a ColumnParallelLinear)
+  //   hidden = a_full W1_r + b1_r        [m, h] x [h, 4h/t] -> [m, 4h/t]  (matmul, add_bias)
   //   act    = gelu(hidden)
   //   r.y    = reduce_scatter_tokens(act W2_r) + b2 + x_r     [m, 4h/t] x [4h/t, h] -> [m, h]
   //                                                           -> g-bar -> [m/t, h]
@@ -47,9 +47,13 @@ SpResult ln_mlp_sequence_parallel(Device& device, Comm& tp, const SpShards& p,
   //   r.d_b2 = column sums of dy_r, then summed over tp (each rank saw only its tokens)
   //   dy     = all_gather_tokens(dy_r)   g-bar backward: [m, h]
   //   r.d_w2 = act^T dy   [4h/t, m] x [m, h] -> [4h/t, h];   dact = dy W2_r^T  [m, 4h/t]
-  //   dhidden = gelu'(hidden) * dact; fc1's backward gives d_w1, d_b1 and a partial da [m, h]
+  //   dhidden = gelu'(hidden) * dact;   r.d_w1 = a_full^T dhidden  [h, m] x [m, 4h/t] -> [h, 4h/t]
+  //   r.d_b1 = column sums of dhidden;  da = dhidden W1_r^T  [m, 4h/t] x [4h/t, h] -> [m, h]
   //   da_r   = reduce_scatter_tokens(da) g backward: [m/t, h]
-  //   r.dx   = LN's backward of da_r + dy_r (the residual); r.d_gamma, r.d_beta from the LN
+  //   r.dx   = LN's backward of da_r (layernorm_backward_sums, then layernorm_backward_input)
+  //            + dy_r (the residual)
+  //   r.d_gamma, r.d_beta: layernorm_backward_params, then summed over tp (which tokens did
+  //            this rank's LayerNorm see?)
   (void)dy_shard;
   TPLAB_TODO();
   return r;

@@ -7,6 +7,9 @@
 
 namespace tplab::lessons::sequence_parallel {
 
+/// Added to the variance before the square root, as everywhere in tplab.
+inline constexpr double kEps = 1e-5;
+
 /// X[m, h] on every rank from every rank's token shard X_r[m/t, h] (rank r's tokens are rows
 /// r*m/t .. (r+1)*m/t - 1): one all-gather over tp along the tokens. Forward of g, backward
 /// of g-bar.

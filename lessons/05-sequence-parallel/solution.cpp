@@ -1,12 +1,12 @@
-// Lesson 05, the answer: the all-gather and reduce-scatter along the tokens, and the sublayer
-// from the library's LayerNorm (gradients of gamma and beta summed over tp, its replica group)
-// and ColumnParallelLinear; fc2 is written out, since RowParallelLinear ends in an all-reduce.
-#include "layers/layernorm.hpp"
+// Lesson 05, the answer: the all-gather and reduce-scatter along the tokens, and the LayerNorm
+// + MLP sublayer on token shards written out with the Device operations.
 #include "lesson.hpp"
-#include "tp1d/column_parallel_linear.hpp"
 
 namespace tplab::lessons::sequence_parallel {
 
+// The library's version of both: parallel/tp1d/sublayer_input.cpp, SublayerInput::forward
+// (line 16, the all-gather) and parallel/tp1d/row_parallel_linear.cpp,
+// RowParallelLinear::forward (line 11, the reduce-scatter).
 Tensor all_gather_tokens(Device& device, Comm& tp, const Tensor& shard) {
   Tensor full = device.empty({tp.size() * shard.rows(), shard.cols()}, shard.dtype());
   tp.all_gather(shard, full);  // [m/t, h] on each rank -> [m, h], rank r's tokens in its rows
@@ -19,46 +19,81 @@ Tensor reduce_scatter_tokens(Device& device, Comm& tp, const Tensor& full) {
   return shard;
 }
 
+// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::forward (line 13) and
+// Mlp1D::backward (line 21) with Mode1D{.sequence_parallel = true}, behind the LayerNorm of
+// parallel/layers/layernorm.cpp, LayerNorm::forward (line 26) and LayerNorm::backward
+// (line 45), built with no feature group and tp as its replica group.
 SpResult ln_mlp_sequence_parallel(Device& device, Comm& tp, const SpShards& p,
                                   const Tensor& x_shard, const Tensor& dy_shard) {
-  // Whole rows on every rank (no feature group); gamma and beta see only this rank's tokens,
-  // so their gradients are partial and summed over tp.
-  LayerNorm ln(device, nullptr, &tp, p.gamma.numel(), p.gamma, p.beta);
-  tp1d::ColumnParallelLinear fc1(device, p.w1, p.b1);
+  const DType dtype = x_shard.dtype();
+  const std::int64_t tokens = x_shard.rows(), h = x_shard.cols();
   SpResult r;
 
-  const Tensor a = ln.forward(x_shard);                    // [m/t, h]
+  // ---- forward
+  // LayerNorm of whole rows: every feature of this rank's tokens is here, nothing to sum.
+  Tensor mean = device.empty({tokens}, dtype);
+  device.row_sum(x_shard, mean);
+  device.scale(mean, 1.0 / static_cast<double>(h));
+  // The second pass, from the true mean: sums of squared deviations cannot cancel.
+  Tensor var = device.empty({tokens}, dtype);
+  device.row_sum_squared_deviation(x_shard, mean, var);
+  device.scale(var, 1.0 / static_cast<double>(h));
+  Tensor xhat = device.empty(x_shard.extents(), dtype);
+  Tensor rstd = device.empty({tokens}, dtype);
+  Tensor a = device.empty(x_shard.extents(), dtype);  // [m/t, h]
+  device.layernorm_apply(x_shard, mean, var, kEps, p.gamma, p.beta, xhat, rstd, a);
+
   const Tensor a_full = all_gather_tokens(device, tp, a);  // g: [m, h]
-  const Tensor hidden = fc1.forward(a_full);               // [m, h] x [h, 4h/t] -> [m, 4h/t]
-  Tensor act = device.empty(hidden.extents(), hidden.dtype());
+  const std::int64_t m = a_full.rows();
+  Tensor hidden = device.empty({m, p.w1.cols()}, dtype);
+  // [m, h] x [h, 4h/t] -> [m, 4h/t]
+  device.matmul(a_full, Transpose::no, p.w1, Transpose::no, hidden);
+  device.add_bias(hidden, p.b1);
+  Tensor act = device.empty(hidden.extents(), dtype);
   device.gelu_forward(hidden, act);
-  Tensor partial = device.empty({act.rows(), p.w2.cols()}, act.dtype());
+  Tensor partial = device.empty({m, p.w2.cols()}, dtype);
   // [m, 4h/t] x [4h/t, h] -> [m, h]   (a partial sum over this rank's rows of W2)
   device.matmul(act, Transpose::no, p.w2, Transpose::no, partial);
   r.y = reduce_scatter_tokens(device, tp, partial);  // g-bar: [m/t, h]
   device.add_bias(r.y, p.b2);
   device.add_inplace(r.y, x_shard);  // the residual, on the token shard
 
-  r.d_b2 = device.empty(p.b2.extents(), dy_shard.dtype());
+  // ---- backward
+  r.d_b2 = device.empty(p.b2.extents(), dtype);
   device.column_sum(dy_shard, r.d_b2);
   tp.all_reduce(r.d_b2);  // each rank summed only its own tokens
   const Tensor dy = all_gather_tokens(device, tp, dy_shard);  // g-bar backward: [m, h]
-  r.d_w2 = device.empty(p.w2.extents(), dy.dtype());
+  r.d_w2 = device.empty(p.w2.extents(), dtype);
   // [m, 4h/t]^T x [m, h] -> [4h/t, h]
   device.matmul(act, Transpose::yes, dy, Transpose::no, r.d_w2);
-  Tensor dact = device.empty(act.extents(), dy.dtype());
+  Tensor dact = device.empty(act.extents(), dtype);
   // [m, h] x [4h/t, h]^T -> [m, 4h/t]
   device.matmul(dy, Transpose::no, p.w2, Transpose::yes, dact);
-  Tensor dhidden = device.empty(hidden.extents(), dy.dtype());
+  Tensor dhidden = device.empty(hidden.extents(), dtype);
   device.gelu_backward(hidden, dact, dhidden);
-  const Tensor da_partial = fc1.backward(dhidden);  // [m, h]: this rank's columns' share
+  r.d_w1 = device.empty(p.w1.extents(), dtype);
+  // [m, h]^T x [m, 4h/t] -> [h, 4h/t]
+  device.matmul(a_full, Transpose::yes, dhidden, Transpose::no, r.d_w1);
+  r.d_b1 = device.empty(p.b1.extents(), dtype);
+  device.column_sum(dhidden, r.d_b1);
+  Tensor da_partial = device.empty({m, h}, dtype);
+  // [m, 4h/t] x [h, 4h/t]^T -> [m, h]   (a partial sum: this rank's columns of W1 only)
+  device.matmul(dhidden, Transpose::no, p.w1, Transpose::yes, da_partial);
   const Tensor da = reduce_scatter_tokens(device, tp, da_partial);  // g backward: [m/t, h]
-  r.dx = ln.backward(da);
+
+  // LayerNorm's backward: the two per-token sums are local (whole rows) ...
+  Tensor sums = device.empty({tokens, 2}, dtype);
+  device.layernorm_backward_sums(da, p.gamma, xhat, sums);
+  r.dx = device.empty(x_shard.extents(), dtype);
+  device.layernorm_backward_input(da, p.gamma, xhat, rstd, sums, h, r.dx);
   device.add_inplace(r.dx, dy_shard);  // the residual
-  r.d_w1 = fc1.weight_grad();
-  r.d_b1 = fc1.bias_grad();
-  r.d_gamma = ln.gamma_grad();
-  r.d_beta = ln.beta_grad();
+  // ... but gamma and beta saw only this rank's tokens: their gradients are summed over tp,
+  // both in one call.
+  Tensor params = device.empty({2, h}, dtype);
+  r.d_gamma = params.slice_rows(0, 1).reshaped({h});
+  r.d_beta = params.slice_rows(1, 1).reshaped({h});
+  device.layernorm_backward_params(da, xhat, r.d_gamma, r.d_beta);
+  tp.all_reduce(params);
   return r;
 }
 

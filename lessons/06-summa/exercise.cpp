@@ -1,8 +1,9 @@
 // Lesson 06 exercise: SUMMA, the broadcast-and-accumulate loop of 2D tensor parallelism. Fill
 // in the TODO block, then run ./tplab lesson check 6. README.md explains the idea;
 // ./tplab lesson hint 6 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::summa {
 

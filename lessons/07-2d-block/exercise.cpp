@@ -1,8 +1,9 @@
 // Lesson 07 exercise: the reductions of a LayerNorm whose features are spread over a row of
 // the q x q grid. Fill in the TODO blocks, then run ./tplab lesson check 7. README.md explains
 // the idea; ./tplab lesson hint 7 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::block_2d {
 

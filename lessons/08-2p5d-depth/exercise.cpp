@@ -1,7 +1,8 @@
 // Lesson 08 exercise: the grid of 2.5D and the depth all-reduce of the gradients. Fill in the
 // TODO blocks, then run ./tplab lesson check 8. README.md explains; ./tplab lesson hint 8 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::tesseract {
 

@@ -1,7 +1,8 @@
 // Lesson 09 exercise: the 3D matmul. Fill in the TODO blocks, then run ./tplab lesson check 9.
 // README.md explains; ./tplab lesson hint 9 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::matmul_3d {
 

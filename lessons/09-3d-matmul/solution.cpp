@@ -1,17 +1,26 @@
-// Lesson 09, the library's answer: InputGather3D and Linear3D (with a zero bias) in the roles
-// of the linears that read the block's layout, which gather W, multiply and reduce-scatter Y.
+// Lesson 09, the answer: the 3D matmul written out, two all-gathers, one local product and
+// one reduce-scatter.
 #include "lesson.hpp"
-#include "tp3d/input_gather_3d.hpp"
-#include "tp3d/linear_3d.hpp"
 
 namespace tplab::lessons::matmul_3d {
 
+// The library's version: parallel/tp3d/input_gather_3d.cpp, InputGather3D::forward (line 17,
+// the gather of X~), then parallel/tp3d/linear_3d.cpp, Linear3D::forward (line 34, the gather
+// of W~, the product, the reduce-scatter and the bias), in the roles kReadsBlockLayout.
 Tensor matmul_3d(Device& device, const Grid3D& grid, const Tensor& x_shard, const Tensor& w_shard) {
-  tp3d::InputGather3D input(device, grid, tp3d::kReadsBlockLayout, /*regather=*/false);
-  tp3d::Linear3D linear(device, grid, tp3d::kReadsBlockLayout, w_shard,
-                        device.zeros({w_shard.cols()}, x_shard.dtype()), /*regather=*/false);
-  // [m/q^2, in/q] -> X~ [m/q, in/q]; X~ [m/q, in/q] x W~ [in/q, out/q] -> [m/q^2, out/q]
-  return linear.forward(input.forward(x_shard));
+  const DType dtype = x_shard.dtype();
+  // X~: the q token blocks of the input group, stacked in its order
+  Tensor x_gathered = device.empty({x_shard.rows() * grid.input->size(), x_shard.cols()}, dtype);
+  grid.input->all_gather(x_shard, x_gathered);  // [m/q^2, in/q] -> [m/q, in/q]
+  // W~: the q in-feature blocks of the weight group
+  Tensor w_gathered = device.empty({w_shard.rows() * grid.weight->size(), w_shard.cols()}, dtype);
+  grid.weight->all_gather(w_shard, w_gathered);  // [in/q^2, out/q] -> [in/q, out/q]
+  Tensor partial = device.empty({x_gathered.rows(), w_gathered.cols()}, dtype);
+  // [m/q, in/q] x [in/q, out/q] -> [m/q, out/q]   (a partial sum: this rank's in-features only)
+  device.matmul(x_gathered, Transpose::no, w_gathered, Transpose::no, partial);
+  Tensor y = device.empty({partial.rows() / grid.output->size(), partial.cols()}, dtype);
+  grid.output->reduce_scatter(partial, y);  // summed over k, this rank's rows: [m/q^2, out/q]
+  return y;
 }
 
 double matmul_3d_bus_elements(std::int64_t m, std::int64_t in, std::int64_t out, int q) {

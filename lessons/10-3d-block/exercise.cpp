@@ -1,8 +1,9 @@
 // Lesson 10 exercise: the role swap of a 3D linear pair and the backward of a 3D linear. Fill
 // in the TODO blocks, then run ./tplab lesson check 10. README.md explains; ./tplab lesson
 // hint 10 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::block_3d {
 

@@ -1,13 +1,18 @@
-// Lesson 10, the library's answer: LinearRoles::swapped, and the steps of tp3d::Linear3D's
-// backward followed by InputGather3D's reduce-scatter of dX~.
+// Lesson 10, the answer: the role swap of a linear pair, and the backward of a 3D linear
+// written out, followed by the reduce-scatter of dX~.
 #include "lesson.hpp"
 
 namespace tplab::lessons::block_3d {
 
+// The library's version: parallel/tp3d/linear_roles.hpp, LinearRoles::swapped (line 24).
 tp3d::LinearRoles next_roles(tp3d::LinearRoles roles) {
-  return roles.swapped();
+  // This linear wrote Y with its tokens cut along its output axis: the next one gathers its
+  // input along that axis, and scatters its own output along this one's input axis.
+  return {.input = roles.output, .output = roles.input};
 }
 
+// The library's version: parallel/tp3d/linear_3d.cpp, Linear3D::backward (line 55), then
+// parallel/tp3d/input_gather_3d.cpp, InputGather3D::backward (line 27) for dX.
 LinearGradients linear_3d_backward(Device& device, const Grid3D& grid, tp3d::LinearRoles roles,
                                    const Tensor& dy, const Tensor& x_gathered,
                                    const Tensor& w_gathered) {

@@ -1,9 +1,10 @@
 // Lesson 11 exercise: the cost of 1D tensor parallelism, in bytes and in seconds, and where it
 // becomes communication-bound. Fill in the TODO blocks, then run ./tplab lesson check 11.
 // README.md explains; ./tplab lesson hint 11 helps.
+#include "lessons/common/exercise.hpp"
+
 #include "flops.hpp"
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::cost_model {
 

@@ -1,10 +1,11 @@
 // Lesson 12 exercise: bf16 by hand. Fill in the TODO blocks, then run ./tplab lesson check 12.
 // README.md explains; ./tplab lesson hint 12 helps.
+#include "lessons/common/exercise.hpp"
+
 #include <bit>
 #include <cmath>
 
 #include "lesson.hpp"
-#include "lessons/common/lesson.hpp"
 
 namespace tplab::lessons::mixed_precision {
 

@@ -20,6 +20,7 @@
 #include "comm/comm.hpp"
 #include "device/device.hpp"
 #include "host_array.hpp"
+#include "lessons/common/exercise.hpp"
 #include "scheme/placement.hpp"
 #include "tensor_check.hpp"
 
@@ -28,21 +29,6 @@ namespace tplab::lessons {
 using verify::HostArray;
 using verify::TensorCheck;
 using verify::Tolerance;
-
-/// Thrown by TPLAB_TODO(): this part of the exercise is not written yet.
-class NotStarted : public std::runtime_error {
- public:
-  /// `where`: the file and line of the TODO.
-  explicit NotStarted(const std::string& where) : std::runtime_error(where) {}
-};
-
-/// Marks a part of an exercise the learner fills in. Every rank runs the same code (SPMD), so
-/// every rank reaches the same TODO and the lesson reports "not started" rather than a failure.
-#define TPLAB_TODO() \
-  throw ::tplab::lessons::NotStarted(std::string(__FILE__) + ":" + std::to_string(__LINE__))
-
-/// Exit code of a lesson program whose exercise still holds a TODO.
-inline constexpr int kExitNotStarted = 5;
 
 /// The tolerance of a check where every sum is an integer well inside the dtype's exact range.
 Tolerance exact_tolerance();

@@ -1,10 +1,12 @@
 """The SVG pieces the lessons' figure.py scripts draw with: boxes, labels, arrows and their heads,
-the document around them, the rank legend, and the row of tensors joined by arrows that lessons
-03 to 05 draw. Each figure.py keeps its own drawing and imports this file."""
+the document around them, the rank legend, the row of tensors joined by arrows that lessons
+03 to 05 draw, and the matrix cut into blocks that lessons 09 and 10 draw. Each figure.py keeps
+its own drawing and imports this file."""
 from pathlib import Path
 
 INK = "#333"
 RANK_COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759"]
+CUBE_COLORS = RANK_COLORS + ["#76b7b2", "#edc948", "#b07aa1", "#ff9da7"]  # the 8 ranks of q = 2
 BOX_W, BOX_H, STEP = 120, 160, 230
 
 
@@ -34,6 +36,12 @@ def marker(name, color=INK, orient="auto", ref_x=9):
     return (f'<marker id="{name}" markerWidth="10" markerHeight="10" refX="{ref_x}" refY="5" '
             f'orient="{orient}" markerUnits="userSpaceOnUse"><path d="M0,0 L10,5 L0,10 z" '
             f'fill="{color}"/></marker>')
+
+
+def labelled_arrow(x1, y1, x2, y2, above, below):
+    """An arrow with a bold label above its middle and a plain one below."""
+    mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+    return [arrow(x1, y1, x2, y2), text(mx, my - 10, above, 12, "bold"), text(mx, my + 20, below, 11)]
 
 
 def header(width, height, markers):
@@ -92,6 +100,19 @@ def box_row_figure(script, title, boxes, between, note, t):
     out += rank_legend(left, top + BOX_H + 40, t)
     out.append(text(width / 2, top + BOX_H + 90, note, 12))
     write(script, out)
+
+
+def block_grid(x, y, w, h, rows, cols, fill, label=None):
+    """A w x h matrix cut into rows x cols equal blocks; fill(r, c) colours block (r, c) and
+    label(r, c), when given, writes a short text in its middle."""
+    out = []
+    bw, bh = w / cols, h / rows
+    for r in range(rows):
+        for c in range(cols):
+            out.append(rect(x + c * bw, y + r * bh, bw, bh, fill(r, c), width=1))
+            if label is not None:
+                out.append(text(x + c * bw + bw / 2, y + r * bh + bh / 2 + 4, label(r, c), 11))
+    return out
 
 
 def write(script, out):
