@@ -353,9 +353,7 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
                         {"replicas_differ", c.replicas_differ}});
       if (!c.pass && first_failed.is_null()) first_failed = c.name;
     }
-    // "tensors" repeats "checks" for readers of the format before parts.
-    report_list.push_back(
-        {{"title", r.title}, {"part", r.part}, {"checks", checks}, {"tensors", checks}});
+    report_list.push_back({{"title", r.title}, {"part", r.part}, {"checks", checks}});
   }
   return {{"verdict", lesson_verdict(parts)},
           {"parts", part_list},
