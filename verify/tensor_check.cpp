@@ -7,6 +7,17 @@
 #include "core/error.hpp"
 
 namespace tplab::verify {
+namespace {
+
+/// How far the worst element found so far is from the reference. Among elements that use the
+/// same share of the tolerance (every wrong one, when the tolerance is zero), the farthest off
+/// is the worst.
+double worst_diff(const TensorCheck& c) {
+  return std::abs(c.worst_got - c.worst_ref);
+}
+
+}  // namespace
+
 double rms(const std::vector<double>& values) {
   double s = 0;
   for (double x : values) s += x * x;
@@ -41,7 +52,7 @@ TensorCheck check_shard(const std::string& name, const HostArray& reference,
     c.sum_sq_ref += expected[i] * expected[i];
     const double allowed = c.atol + c.rtol * std::abs(expected[i]);
     const double share = allowed > 0 ? diff / allowed : (diff > 0 ? INFINITY : 0.0);
-    if (share > c.share || c.worst_index < 0) {
+    if (share > c.share || c.worst_index < 0 || (share == c.share && diff > worst_diff(c))) {
       c.share = std::max(c.share, share);
       c.worst_index = index;
       c.worst_got = got[i];
@@ -89,7 +100,7 @@ void merge(TensorCheck& c, std::span<const double> p, bool first_holder) {
     c.sum_sq_diff += p[1];
     c.sum_sq_ref += p[2];
   }
-  if (p[3] > c.share) {
+  if (p[3] > c.share || (p[3] == c.share && std::abs(p[5] - p[6]) > worst_diff(c))) {
     c.share = p[3];
     c.worst_index = static_cast<std::int64_t>(p[4]);
     c.worst_got = p[5];

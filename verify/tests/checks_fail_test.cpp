@@ -74,6 +74,26 @@ TEST(ChecksFail, AWrongElementFailsAndIsLocated) {
   EXPECT_DOUBLE_EQ(c.worst_ref, 5.0);
 }
 
+TEST(ChecksFail, UnderAnExactToleranceTheFarthestOffElementIsTheWorst) {
+  const HostArray ref{{2, 3}, {1, 2, 3, 4, 5, 6}};
+  const Tolerance exact{0.0, 0.0, 0.0, "exact"};
+  // Two ranks' shards (row 0 and row 1): every wrong element uses an infinite share of a zero
+  // tolerance, so the one farthest from the reference is named, wherever it lies.
+  const std::vector<double> row0 = {1, 3, 3};    // off by 1 at index 1
+  const std::vector<double> row1 = {4, 6, -15};  // off by 1 at index 4, by 21 at index 5
+  const TensorCheck first = check_shard("t", ref, {0, 1, 0, 3}, row0, exact, 1.0);
+  const TensorCheck second = check_shard("t", ref, {1, 1, 0, 3}, row1, exact, 1.0);
+  for (const TensorCheck* later : {&second, &first}) {
+    TensorCheck merged = later == &second ? first : second;
+    merge(merged, pack(*later), true);
+    finish(merged);
+    EXPECT_FALSE(merged.pass);
+    EXPECT_EQ(merged.worst_index, 5);
+    EXPECT_DOUBLE_EQ(merged.worst_got, -15.0);
+    EXPECT_DOUBLE_EQ(merged.max_abs, 21.0);
+  }
+}
+
 TEST(ChecksFail, NanNeverPasses) {
   const HostArray ref{{4}, {1, 2, 3, 4}};
   std::vector<double> got = ref.values;
