@@ -144,10 +144,13 @@ std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCh
           kCheckFields);
     };
     const std::vector<BlockRange>& blocks = shards[t].placement->blocks;
+    std::vector<std::uint64_t> rank_hashes;
     for (int r = 0; r < world.size(); ++r) {
       const auto mine = blocks.begin() + r;
       merge(merged, packed_of(r), std::find(blocks.begin(), mine, *mine) == mine);
+      rank_hashes.push_back(packed_hash(packed_of(r)));
     }
+    merged.fingerprint = fingerprint_of(rank_hashes);
     compare_replicas(merged, *shards[t].placement, packed_of);
     if (!merged.replicas_differ.empty()) {  // known alike on every rank: all take part
       merged.replica_difference = replica_difference(world, shards[t].got, *shards[t].placement,

@@ -167,6 +167,7 @@ nlohmann::json to_json(const RunResult& run) {
                        {"replicas", t.replicas},
                        {"replicas_identical", t.replicas_differ.empty()},
                        {"replica_max_difference", t.replica_difference},
+                       {"bits", fmt::format("{:016x}", t.fingerprint)},
                        {"pass", t.pass}});
   }
   return {

@@ -16,6 +16,18 @@ double worst_diff(const TensorCheck& c) {
   return std::abs(c.worst_got - c.worst_ref);
 }
 
+/// FNV-1a's starting value.
+constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+
+/// FNV-1a: `h` with the 8 bytes of `word` folded in, lowest byte first.
+std::uint64_t fnv1a(std::uint64_t h, std::uint64_t word) {
+  for (int byte = 0; byte < 8; ++byte) {
+    h ^= (word >> (8 * byte)) & 0xff;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
 }  // namespace
 
 double rms(const std::vector<double>& values) {
@@ -63,15 +75,18 @@ TensorCheck check_shard(const std::string& name, const HostArray& reference,
 }
 
 std::uint64_t bit_hash(std::span<const double> values) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
+  std::uint64_t h = kFnvOffset;
   for (double v : values) {
     std::uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof bits);
-    for (int byte = 0; byte < 8; ++byte) {
-      h ^= (bits >> (8 * byte)) & 0xff;
-      h *= 0x100000001b3ull;
-    }
+    h = fnv1a(h, bits);
   }
+  return h;
+}
+
+std::uint64_t fingerprint_of(std::span<const std::uint64_t> rank_hashes) {
+  std::uint64_t h = kFnvOffset;
+  for (std::uint64_t v : rank_hashes) h = fnv1a(h, v);
   return h;
 }
 

@@ -50,6 +50,9 @@ struct TensorCheck {
   std::string worst_where;
 
   std::uint64_t hash = 0;  ///< of this rank's shard's bits (kept by merging)
+  /// Of every rank's shard's bits, in rank order: two runs that computed the same bits
+  /// everywhere have the same fingerprint (a change that keeps every sum's order keeps it).
+  std::uint64_t fingerprint = 0;
   // sums kept for merging shards
   /// Sums of (got - ref)^2 and ref^2 over the elements seen so far, for rel_l2.
   ///@{
@@ -83,5 +86,8 @@ void finish(TensorCheck& c);
 
 /// FNV-1a over the bits of the values: equal hashes mean bitwise-equal replicas.
 std::uint64_t bit_hash(std::span<const double> values);
+
+/// FNV-1a over the ranks' shard hashes, in rank order: the fingerprint of a whole tensor.
+std::uint64_t fingerprint_of(std::span<const std::uint64_t> rank_hashes);
 
 }  // namespace tplab::verify

@@ -6,6 +6,7 @@ with overlap off and on, and the f64 block with x far from zero (h >= 24).
 usage: check_verify_json.py FILE [SCHEME,...]   (the schemes that must appear)
 """
 import json
+import re
 import math
 import sys
 
@@ -31,8 +32,9 @@ def main():
         assert all(host["name"] for host in run["hosts"]), "a host without a name"
         assert run["tensors"], "run checked no tensor"
         for t in run["tensors"]:
-            for key in ("name", "shape", "max_abs", "rel_l2", "atol", "rtol", "pass"):
+            for key in ("name", "shape", "max_abs", "rel_l2", "atol", "rtol", "bits", "pass"):
                 assert key in t, f"tensor lacks {key}"
+            assert re.fullmatch("[0-9a-f]{16}", t["bits"]), t["bits"]
             if run["exact"]:
                 assert t["max_abs"] == 0 and t["pass"], t
             if t["max_rel_l2"] is not None and run["dtype"] == "f64" and not run["exact"]:
