@@ -6,7 +6,7 @@
 A solution names the library's version of each step in a comment, as a file and a function
 with its line: "parallel/tp1d/mlp_1d.cpp, Mlp1D::forward (line 13)" or "apply at line 18". For
 each such reference the file must exist and the function's name must be written within two
-lines of the one named. Run by CTest, so that moving library code without updating the lessons
+lines of the one named. Every library file a lesson's README.md names must exist. Run by CTest, so that moving library code without updating the lessons
 fails a test. Prints one line per reference it could not confirm; exits 1 if there is one.
 """
 import pathlib
@@ -62,9 +62,14 @@ def main():
                 near = lines[max(0, line - 3):line + 2]
                 if not any(re.search(rf"\b{re.escape(short)}\b", text) for text in near):
                     problems.append(f"{where}: '{short}' is not within two lines of line {line}")
+    for readme in sorted(root.glob("lessons/[0-9][0-9]-*/README.md")):
+        for path in sorted(set(PATH.findall(readme.read_text()))):
+            checked += 1
+            if not (root / path).is_file():
+                problems.append(f"{readme.relative_to(root)}: there is no {path}")
     for p in problems:
         print(p)
-    print(f"{checked - len(problems)} of {checked} references to library code confirmed")
+    print(f"{checked - len(problems)} of {checked} references to library code confirmed (solutions and READMEs)")
     return 1 if problems or checked == 0 else 0
 
 
