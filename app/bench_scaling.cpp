@@ -8,6 +8,7 @@
 
 #include "bench_commands.hpp"
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
@@ -145,7 +146,7 @@ bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
 int scaling_in_world(const ScalingOptions& o) {
   MpiSession session;
   CpuDevice device;
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const RankHosts hosts(MPI_COMM_WORLD);
   try {
     if (o.schemes.size() != 1 || o.np.size() != 1 || o.np[0] != world->size() || o.mode == "both") {
