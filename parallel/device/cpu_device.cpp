@@ -22,16 +22,19 @@ using cpu::dispatch;
 using cpu::flat;
 using cpu::require;
 
-CpuDevice::CpuDevice()
-    : Device(DeviceFamilies{
-          .gemm = cpu::make_gemm_ops(),
-          .elementwise = cpu::make_elementwise_ops(),
-          .gelu = cpu::make_gelu_ops(),
-          .softmax = cpu::make_softmax_ops(),
-          .heads = cpu::make_heads_ops(),
-          .layernorm = cpu::make_layernorm_ops(),
-          .vocabulary = cpu::make_vocabulary_ops(),
-      }) {}
+DeviceFamilies cpu::make_families() {
+  return DeviceFamilies{
+      .gemm = make_gemm_ops(),
+      .elementwise = make_elementwise_ops(),
+      .gelu = make_gelu_ops(),
+      .softmax = make_softmax_ops(),
+      .heads = make_heads_ops(),
+      .layernorm = make_layernorm_ops(),
+      .vocabulary = make_vocabulary_ops(),
+  };
+}
+
+CpuDevice::CpuDevice() : Device(cpu::make_families()) {}
 
 std::string CpuDevice::description() const {
   std::string text = fmt::format("cpu (Eigen {}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,

@@ -11,19 +11,6 @@
 namespace tplab {
 namespace {
 
-/// Every family from the CPU, for a test device to change one of.
-DeviceFamilies cpu_families() {
-  return DeviceFamilies{
-      .gemm = cpu::make_gemm_ops(),
-      .elementwise = cpu::make_elementwise_ops(),
-      .gelu = cpu::make_gelu_ops(),
-      .softmax = cpu::make_softmax_ops(),
-      .heads = cpu::make_heads_ops(),
-      .layernorm = cpu::make_layernorm_ops(),
-      .vocabulary = cpu::make_vocabulary_ops(),
-  };
-}
-
 /// A device with the given families, memory and all else left to a CpuDevice.
 class FamiliesDevice final : public Device {
  public:
@@ -60,7 +47,7 @@ class RecordingGemm final : public GemmOps {
 };
 
 TEST(DeviceFamilies, ABackendWithoutAFamilyIsRefusedByName) {
-  DeviceFamilies families = cpu_families();
+  DeviceFamilies families = cpu::make_families();
   families.softmax.reset();
   try {
     FamiliesDevice device(std::move(families));
@@ -71,7 +58,7 @@ TEST(DeviceFamilies, ABackendWithoutAFamilyIsRefusedByName) {
 }
 
 TEST(DeviceFamilies, EveryCallArrivesWithItsArguments) {
-  DeviceFamilies families = cpu_families();
+  DeviceFamilies families = cpu::make_families();
   auto gemm = std::make_unique<RecordingGemm>();
   const RecordingGemm& seen = *gemm;
   families.gemm = std::move(gemm);

@@ -1,6 +1,7 @@
 /// @file
 /// The CPU object of each family of Device operations, one factory per family; each is defined
-/// in its family's device/ops/<family>_cpu.cpp. CpuDevice puts them together.
+/// in its family's device/ops/<family>_cpu.cpp; make_families (cpu_device.cpp) puts them
+/// together for CpuDevice.
 #pragma once
 
 #include <memory>
@@ -23,5 +24,8 @@ std::unique_ptr<HeadsOps> make_heads_ops();
 std::unique_ptr<LayerNormOps> make_layernorm_ops();
 /// Embedding rows and cross-entropy of a vocabulary shard (GPT only).
 std::unique_ptr<VocabularyOps> make_vocabulary_ops();
+
+/// The CPU object of every family: what CpuDevice is made with.
+DeviceFamilies make_families();
 
 }  // namespace tplab::cpu
