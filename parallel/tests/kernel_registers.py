@@ -74,6 +74,7 @@ def main():
     parser.add_argument("--source", required=True, type=Path)
     parser.add_argument("--architectures", required=True)
     args = parser.parse_args()
+    args.source = args.source.resolve()  # nvcc runs in a folder of its own
     threads = threads_per_block(args.source)
     failures = 0
     for arch in re.findall(r"\d+", args.architectures):
