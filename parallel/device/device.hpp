@@ -5,9 +5,17 @@
 /// on CpuDevice (Eigen, one thread per rank) and on a GPU device. Every operation works on
 /// row-major Tensors of this device. Matrices are 2-D tensors [rows, cols]; batched operations
 /// take 3-D tensors [batch, rows, cols].
+///
+/// The operations come in families (matrix products, element-wise, GELU, softmax, heads,
+/// LayerNorm, and the GPT model's vocabulary). Each family is one interface below; a backend
+/// implements it in two files side by side, device/ops/<family>_cpu.cpp and
+/// device/ops/<family>.cu (kernels and their launchers together). Device keeps memory for
+/// itself and calls each operation by its name (`device.matmul(...)`), passing it to the
+/// family's object. Adding an operation to a family touches this file and those two.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "core/tensor.hpp"
@@ -20,41 +28,26 @@ enum class Transpose {
   yes,  ///< transposed
 };
 
-/// The operations every layer is written against; see the file comment.
-class Device {
+// ---- the families of operations -------------------------------------------------------------
+
+/// Matrix products (device/ops/gemm_cpu.cpp, gemm.cu).
+class GemmOps {
  public:
-  virtual ~Device() = default;
-  /// cpu or cuda.
-  virtual DeviceKind kind() const = 0;
-  /// A short description for reports, e.g. "cpu (Eigen 3.4, 1 thread)".
-  virtual std::string description() const = 0;
-  /// Waits until every operation issued so far has finished. Operations of a device that runs
-  /// them asynchronously (CudaDevice) may return before they finish; timers call this first.
-  virtual void synchronize() {}
-
-  // ---- memory -------------------------------------------------------------------------------
-  /// Uninitialised tensor.
-  virtual Tensor empty(const Extents& extents, DType dtype) = 0;
-  /// Tensor of zeros.
-  Tensor zeros(const Extents& extents, DType dtype);
-  /// Every element of x = value.
-  virtual void fill(Tensor& x, double value) = 0;
-  /// dst = src (same extents and dtype).
-  virtual void copy(const Tensor& src, Tensor& dst) = 0;
-  /// Loads host values (any precision) into a tensor of this device, converting to its dtype.
-  virtual void upload(std::span<const double> host, Tensor& dst) = 0;
-  /// Reads a tensor back to the host as f64.
-  virtual void download(const Tensor& src, std::span<double> host) = 0;
-
-  // ---- linear algebra -----------------------------------------------------------------------
-  /// C = alpha op(A) op(B) + beta C for 2-D tensors.
+  virtual ~GemmOps() = default;
+  /// C = alpha op(A) op(B) + beta C for 2-D tensors: [m, k] x [k, n] -> [m, n] after the
+  /// transposes.
   virtual void matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
-                      double alpha = 1.0, double beta = 0.0) = 0;
-  /// The same for every batch index of 3-D tensors [batch, rows, cols].
+                      double alpha, double beta) = 0;
+  /// The same for every batch index of 3-D tensors: [batch, m, k] x [batch, k, n] ->
+  /// [batch, m, n].
   virtual void batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb,
-                              Tensor& c, double alpha = 1.0, double beta = 0.0) = 0;
+                              Tensor& c, double alpha, double beta) = 0;
+};
 
-  // ---- element-wise and row-wise ------------------------------------------------------------
+/// Element-wise and bias operations (device/ops/elementwise_cpu.cpp, elementwise.cu).
+class ElementwiseOps {
+ public:
+  virtual ~ElementwiseOps() = default;
   /// y += x (same extents): residual connections and gradient accumulation.
   virtual void add_inplace(Tensor& y, const Tensor& x) = 0;
   /// x *= alpha.
@@ -62,31 +55,50 @@ class Device {
   /// y[r, :] += bias for every row r (bias has y.cols() elements).
   virtual void add_bias(Tensor& y, const Tensor& bias) = 0;
   /// out = sum over rows of x (+ beta * out): the gradient of a bias.
-  virtual void column_sum(const Tensor& x, Tensor& out, double beta = 0.0) = 0;
+  virtual void column_sum(const Tensor& x, Tensor& out, double beta) = 0;
+};
+
+/// The tanh approximation of GELU (device/ops/gelu_cpu.cpp, gelu.cu).
+class GeluOps {
+ public:
+  virtual ~GeluOps() = default;
   /// y = gelu_tanh(x).
   virtual void gelu_forward(const Tensor& x, Tensor& y) = 0;
   /// dx = dy * gelu_tanh'(x).
   virtual void gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) = 0;
+};
 
-  // ---- attention ----------------------------------------------------------------------------
+/// The causal softmax of attention (device/ops/softmax_cpu.cpp, softmax.cu).
+class SoftmaxOps {
+ public:
+  virtual ~SoftmaxOps() = default;
   /// probs = softmax(scale * scores) over the last extent with a causal mask (key j > query i
   /// gets 0); scores and probs are [batch, s, s].
   virtual void causal_softmax_forward(const Tensor& scores, double scale, Tensor& probs) = 0;
   /// dscores = scale * probs * (dprobs - rowsum(dprobs * probs)).
   virtual void causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
                                        Tensor& dscores) = 0;
+};
+
+/// Attention heads between token-major and head-major layouts (device/ops/heads_cpu.cpp,
+/// heads.cu).
+class HeadsOps {
+ public:
+  virtual ~HeadsOps() = default;
   /// [b*s, h] (token-major; head i in columns i*h/n..(i+1)*h/n-1) -> [b*n, s, h/n] (head-major).
   virtual void split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads,
                            Tensor& out) = 0;
   /// The inverse of split_heads: [b*n, s, h/n] -> [b*s, h].
   virtual void merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads,
                            Tensor& out) = 0;
+};
 
-  /// Row-major index of the first NaN or Inf in x, or -1 when every element is finite.
-  virtual std::int64_t first_nonfinite(const Tensor& x) = 0;
-
-  // ---- LayerNorm, split into the parts a distributed LayerNorm needs ------------------------
-  /// out[r] = sum_c x[r, c] (+ beta * out[r]).
+/// LayerNorm, split into the parts a distributed LayerNorm needs (device/ops/layernorm_cpu.cpp,
+/// layernorm.cu); layers/layernorm.cpp puts them together with the collectives between them.
+class LayerNormOps {
+ public:
+  virtual ~LayerNormOps() = default;
+  /// out[r] = sum_c x[r, c].
   virtual void row_sum(const Tensor& x, Tensor& out) = 0;
   /// out[r] = sum_c (x[r, c] - mean[r])^2: the second pass of a two-pass variance.
   virtual void row_sum_squared_deviation(const Tensor& x, const Tensor& mean, Tensor& out) = 0;
@@ -106,11 +118,18 @@ class Device {
   /// dgamma = column sums of dy * xhat, dbeta = column sums of dy.
   virtual void layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
                                          Tensor& dbeta) = 0;
+};
 
-  // ---- a vocabulary split over ranks: embedding lookup and cross-entropy ----------------------
-  // Token ids and targets are host indices into this rank's shard of the vocabulary, already
-  // shifted by the shard's first id; an index outside [0, shard size) belongs to another rank
-  // and is skipped. (A GPU device copies them to the device first.)
+// ---- the GPT model's own family: not used by the transformer block ----------------------------
+
+/// A vocabulary split over ranks: embedding lookup and cross-entropy
+/// (device/ops/vocabulary_cpu.cpp, vocabulary.cu), used only by the GPT model (gpt/). Token ids and
+/// targets are host indices into this rank's shard of the vocabulary, already shifted by the
+/// shard's first id; an index outside [0, shard size) belongs to another rank and is skipped. (A
+/// GPU device copies them to the device first.)
+class VocabularyOps {
+ public:
+  virtual ~VocabularyOps() = default;
   /// out[r, :] = table[rows[r], :], or 0 where rows[r] is outside the table: the lookup of one
   /// vocabulary shard. out is [rows.size(), table.cols()].
   virtual void gather_rows(const Tensor& table, std::span<const std::int64_t> rows,
@@ -131,6 +150,160 @@ class Device {
   virtual void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
                                       std::span<const std::int64_t> targets, double scale,
                                       Tensor& dlogits) = 0;
+};
+
+/// One object of each family: what a backend hands to Device when it is made.
+struct DeviceFamilies {
+  std::unique_ptr<GemmOps> gemm;                ///< matrix products
+  std::unique_ptr<ElementwiseOps> elementwise;  ///< element-wise and bias
+  std::unique_ptr<GeluOps> gelu;                ///< GELU
+  std::unique_ptr<SoftmaxOps> softmax;          ///< causal softmax
+  std::unique_ptr<HeadsOps> heads;              ///< split and merge heads
+  std::unique_ptr<LayerNormOps> layernorm;      ///< the parts of LayerNorm
+  std::unique_ptr<VocabularyOps> vocabulary;    ///< embedding and cross-entropy (GPT only)
+};
+
+// ---- the device -----------------------------------------------------------------------------
+
+/// The operations every layer is written against; see the file comment. Memory and read-back
+/// belong to the device itself; the compute operations are those of its families, each called
+/// here by its own name.
+class Device {
+ public:
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  /// cpu or cuda.
+  virtual DeviceKind kind() const = 0;
+  /// A short description for reports, e.g. "cpu (Eigen 3.4, 1 thread)".
+  virtual std::string description() const = 0;
+  /// Waits until every operation issued so far has finished. Operations of a device that runs
+  /// them asynchronously (CudaDevice) may return before they finish; timers call this first.
+  virtual void synchronize() {}
+
+  // ---- memory and read-back -----------------------------------------------------------------
+  /// Uninitialised tensor.
+  virtual Tensor empty(const Extents& extents, DType dtype) = 0;
+  /// Tensor of zeros.
+  Tensor zeros(const Extents& extents, DType dtype);
+  /// Every element of x = value.
+  virtual void fill(Tensor& x, double value) = 0;
+  /// dst = src (same extents and dtype).
+  virtual void copy(const Tensor& src, Tensor& dst) = 0;
+  /// Loads host values (any precision) into a tensor of this device, converting to its dtype.
+  virtual void upload(std::span<const double> host, Tensor& dst) = 0;
+  /// Reads a tensor back to the host as f64.
+  virtual void download(const Tensor& src, std::span<double> host) = 0;
+  /// Row-major index of the first NaN or Inf in x, or -1 when every element is finite.
+  virtual std::int64_t first_nonfinite(const Tensor& x) = 0;
+
+  // ---- the families, each operation by its name (documented on its family above) -----------
+  /// GemmOps::matmul.
+  void matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
+              double alpha = 1.0, double beta = 0.0) {
+    families_.gemm->matmul(a, ta, b, tb, c, alpha, beta);
+  }
+  /// GemmOps::batched_matmul.
+  void batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
+                      double alpha = 1.0, double beta = 0.0) {
+    families_.gemm->batched_matmul(a, ta, b, tb, c, alpha, beta);
+  }
+
+  /// ElementwiseOps::add_inplace.
+  void add_inplace(Tensor& y, const Tensor& x) { families_.elementwise->add_inplace(y, x); }
+  /// ElementwiseOps::scale.
+  void scale(Tensor& x, double alpha) { families_.elementwise->scale(x, alpha); }
+  /// ElementwiseOps::add_bias.
+  void add_bias(Tensor& y, const Tensor& bias) { families_.elementwise->add_bias(y, bias); }
+  /// ElementwiseOps::column_sum.
+  void column_sum(const Tensor& x, Tensor& out, double beta = 0.0) {
+    families_.elementwise->column_sum(x, out, beta);
+  }
+
+  /// GeluOps::gelu_forward.
+  void gelu_forward(const Tensor& x, Tensor& y) { families_.gelu->gelu_forward(x, y); }
+  /// GeluOps::gelu_backward.
+  void gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
+    families_.gelu->gelu_backward(x, dy, dx);
+  }
+
+  /// SoftmaxOps::causal_softmax_forward.
+  void causal_softmax_forward(const Tensor& scores, double scale, Tensor& probs) {
+    families_.softmax->causal_softmax_forward(scores, scale, probs);
+  }
+  /// SoftmaxOps::causal_softmax_backward.
+  void causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
+                               Tensor& dscores) {
+    families_.softmax->causal_softmax_backward(probs, dprobs, scale, dscores);
+  }
+
+  /// HeadsOps::split_heads.
+  void split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
+    families_.heads->split_heads(x, batch, heads, out);
+  }
+  /// HeadsOps::merge_heads.
+  void merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
+    families_.heads->merge_heads(x, batch, heads, out);
+  }
+
+  /// LayerNormOps::row_sum.
+  void row_sum(const Tensor& x, Tensor& out) { families_.layernorm->row_sum(x, out); }
+  /// LayerNormOps::row_sum_squared_deviation.
+  void row_sum_squared_deviation(const Tensor& x, const Tensor& mean, Tensor& out) {
+    families_.layernorm->row_sum_squared_deviation(x, mean, out);
+  }
+  /// LayerNormOps::layernorm_apply.
+  void layernorm_apply(const Tensor& x, const Tensor& mean, const Tensor& var, double eps,
+                       const Tensor& gamma, const Tensor& beta, Tensor& xhat, Tensor& rstd,
+                       Tensor& y) {
+    families_.layernorm->layernorm_apply(x, mean, var, eps, gamma, beta, xhat, rstd, y);
+  }
+  /// LayerNormOps::layernorm_backward_sums.
+  void layernorm_backward_sums(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
+                               Tensor& sums) {
+    families_.layernorm->layernorm_backward_sums(dy, gamma, xhat, sums);
+  }
+  /// LayerNormOps::layernorm_backward_input.
+  void layernorm_backward_input(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
+                                const Tensor& rstd, const Tensor& sums, std::int64_t features,
+                                Tensor& dx) {
+    families_.layernorm->layernorm_backward_input(dy, gamma, xhat, rstd, sums, features, dx);
+  }
+  /// LayerNormOps::layernorm_backward_params.
+  void layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
+                                 Tensor& dbeta) {
+    families_.layernorm->layernorm_backward_params(dy, xhat, dgamma, dbeta);
+  }
+
+  /// VocabularyOps::gather_rows (GPT only).
+  void gather_rows(const Tensor& table, std::span<const std::int64_t> rows, Tensor& out) {
+    families_.vocabulary->gather_rows(table, rows, out);
+  }
+  /// VocabularyOps::scatter_add_rows (GPT only).
+  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows, Tensor& table) {
+    families_.vocabulary->scatter_add_rows(src, rows, table);
+  }
+  /// VocabularyOps::row_max (GPT only).
+  void row_max(const Tensor& x, Tensor& out) { families_.vocabulary->row_max(x, out); }
+  /// VocabularyOps::cross_entropy_sums (GPT only).
+  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
+                          std::span<const std::int64_t> targets, Tensor& sums) {
+    families_.vocabulary->cross_entropy_sums(logits, max, targets, sums);
+  }
+  /// VocabularyOps::cross_entropy_backward (GPT only).
+  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
+                              std::span<const std::int64_t> targets, double scale,
+                              Tensor& dlogits) {
+    families_.vocabulary->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
+  }
+
+ protected:
+  /// A backend passes one object of each family; every one must be present.
+  explicit Device(DeviceFamilies families);
+
+ private:
+  DeviceFamilies families_;
 };
 
 }  // namespace tplab

@@ -3,7 +3,8 @@
 
 Usage: kernel_registers.py --nvcc NVCC --source PARALLEL_DIR --architectures "80;90"
 
-Compiles parallel/device/cuda/cuda_device.cu (every kernel, every dtype) for each architecture
+Compiles the CUDA sources of CudaDevice (device/cuda/cuda_device.cu, device/cuda/column_sums.cu
+and each family's device/ops/<family>.cu: every kernel, every dtype) for each architecture
 with nvcc --resource-usage, reads "Used N registers" for every kernel, and fails when a kernel
 needs so many that fewer than MIN_BLOCKS blocks of kThreadsPerBlock threads (launch_plan.hpp)
 fit in a multiprocessor's 65,536 registers. A kernel that holds one block alone per
@@ -26,14 +27,20 @@ def threads_per_block(source):
     return int(re.search(r"kThreadsPerBlock = (\d+);", text).group(1))
 
 
+def kernel_sources(source):
+    """The .cu files that hold CudaDevice's kernels."""
+    return [source / "device/cuda/cuda_device.cu", source / "device/cuda/column_sums.cu",
+            *sorted((source / "device/ops").glob("*.cu"))]
+
+
 def kernel_registers(nvcc, source, arch):
     """{kernel's mangled name: registers} for one architecture."""
     with tempfile.TemporaryDirectory() as out:
         result = subprocess.run(
             [nvcc, "-std=c++20", "-O3", "-DNDEBUG", f"-I{source}", "--resource-usage",
              f"--generate-code=arch=compute_{arch},code=sm_{arch}", "-x", "cu", "-c",
-             str(source / "device/cuda/cuda_device.cu"), "-o", str(Path(out) / "k.o")],
-            capture_output=True, text=True)
+             *[str(path) for path in kernel_sources(source)]],
+            capture_output=True, text=True, cwd=out)
     if result.returncode != 0:
         sys.exit(f"nvcc failed for sm_{arch}:\n{result.stderr}")
     registers, function = {}, None
@@ -67,6 +74,7 @@ def main():
     parser.add_argument("--source", required=True, type=Path)
     parser.add_argument("--architectures", required=True)
     args = parser.parse_args()
+    args.source = args.source.resolve()  # nvcc runs in a folder of its own
     threads = threads_per_block(args.source)
     failures = 0
     for arch in re.findall(r"\d+", args.architectures):

@@ -1,7 +1,8 @@
 /// @file
 /// CudaDevice: the Device interface on one NVIDIA GPU, with cuBLAS for every matrix product
 /// and tplab's own kernels for the rest. This header names no CUDA type, so plain C++ code
-/// can hold a CudaDevice; its implementation is CUDA (cuda_device.cu, cuda_kernels.cuh).
+/// can hold a CudaDevice; its implementation is CUDA: set-up and memory in cuda_device.cu, each
+/// family of operations with its kernels in device/ops/<family>.cu.
 #pragma once
 
 #include <functional>
@@ -56,56 +57,16 @@ class CudaDevice final : public Device {
   void upload(std::span<const double> host, Tensor& dst) override;
   void download(const Tensor& src, std::span<double> host) override;
 
-  void matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c, double alpha,
-              double beta) override;
-  void batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
-                      double alpha, double beta) override;
-
-  void add_inplace(Tensor& y, const Tensor& x) override;
-  void scale(Tensor& x, double alpha) override;
-  void add_bias(Tensor& y, const Tensor& bias) override;
-  void column_sum(const Tensor& x, Tensor& out, double beta) override;
-  void gelu_forward(const Tensor& x, Tensor& y) override;
-  void gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) override;
-
-  void causal_softmax_forward(const Tensor& scores, double scale, Tensor& probs) override;
-  void causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
-                               Tensor& dscores) override;
-  void split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) override;
-  void merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) override;
-
   std::int64_t first_nonfinite(const Tensor& x) override;
 
-  void row_sum(const Tensor& x, Tensor& out) override;
-  void row_sum_squared_deviation(const Tensor& x, const Tensor& mean, Tensor& out) override;
-  void layernorm_apply(const Tensor& x, const Tensor& mean, const Tensor& var, double eps,
-                       const Tensor& gamma, const Tensor& beta, Tensor& xhat, Tensor& rstd,
-                       Tensor& y) override;
-  void layernorm_backward_sums(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
-                               Tensor& sums) override;
-  void layernorm_backward_input(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
-                                const Tensor& rstd, const Tensor& sums, std::int64_t features,
-                                Tensor& dx) override;
-  void layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
-                                 Tensor& dbeta) override;
-
-  void gather_rows(const Tensor& table, std::span<const std::int64_t> rows, Tensor& out) override;
-  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows,
-                        Tensor& table) override;
-  void row_max(const Tensor& x, Tensor& out) override;
-  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
-                          std::span<const std::int64_t> targets, Tensor& sums) override;
-  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
-                              std::span<const std::int64_t> targets, double scale,
-                              Tensor& dlogits) override;
-
-  /// The stream, the cuBLAS handle and the GPU's properties (defined in cuda_device.cu). Shared
-  /// with the tensors' deleters, which free their memory on the stream after the device is gone.
+  /// The stream, the cuBLAS handle and the GPU's properties (defined in cuda_state.cuh). Shared
+  /// with the families of operations and the tensors' deleters, which free their memory on the
+  /// stream after the device is gone.
   struct State;
 
  private:
-  /// Column sums of x (or of x * y elementwise, when y is given) into out, + beta * out.
-  void column_sums(const Tensor& x, const Tensor* y, Tensor& out, double beta);
+  /// The device on an opened state, with the CUDA object of every family (device/ops/*.cu).
+  explicit CudaDevice(std::shared_ptr<State> state);
 
   std::shared_ptr<State> state_;
 };
