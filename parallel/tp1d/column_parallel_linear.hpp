@@ -13,8 +13,8 @@ namespace tplab::tp1d {
 ///
 /// The partial dX_r is returned as is: the caller sums it over ranks with operator f, once for
 /// all column layers that share an input (Q, K and V), instead of once per layer. A sublayer
-/// that keeps the input itself (SublayerInput) uses apply(), input_grad() and weight_grads(),
-/// which let it sum dX while the weight gradients are computed.
+/// whose InputOperator keeps the input uses apply(), input_grad() and weight_grads(), which
+/// let it sum dX while the weight gradients are computed.
 class ColumnParallelLinear {
  public:
   /// A layer holding this rank\'s weight and bias shards (see the class comment).

@@ -2,9 +2,11 @@
 /// RowParallelLinear: Y = X W + b with W split by rows over t ranks.
 #pragma once
 
+#include <memory>
+
 #include "comm/comm.hpp"
 #include "device/device.hpp"
-#include "tp1d/mode_1d.hpp"
+#include "tp1d/conjugate_operators.hpp"
 
 namespace tplab::tp1d {
 
@@ -16,14 +18,17 @@ namespace tplab::tp1d {
 /// The bias is added after the all-reduce, so it is counted once, not t times. Its gradient
 /// is the same on every rank, because dY is replicated.
 ///
-/// With sequence parallelism (Mode1D) the output is this rank's tokens only:
+/// With sequence parallelism (Mode1D) g is replaced by its sequence-parallel form (see
+/// OutputOperator), and the output is this rank's tokens only:
 ///   forward:  Y_r[m/t, out] = reduce_scatter(X_r W_r) + b
 ///   backward: dY = all_gather(dY_r) [m, out]; dX_r, dW_r as above; db = all_reduce of
 ///             sum_rows dY_r, since each rank sees only its tokens' share of the bias gradient
 class RowParallelLinear {
  public:
-  /// A layer holding this rank\'s weight and bias shards (see the class comment).
-  RowParallelLinear(Device& device, Comm& tp, Tensor weight, Tensor bias, Mode1D mode = {});
+  /// A layer holding this rank\'s weight and bias shards (see the class comment), ending in g
+  /// or, with sequence parallelism, in its sequence-parallel form.
+  RowParallelLinear(Device& device, Comm& tp, Tensor weight, Tensor bias, Mode1D mode = {},
+                    ExecutionPolicy policy = {});
 
   /// This rank's input shard -> its output shard; keeps the input for backward.
   Tensor forward(const Tensor& x);
@@ -39,8 +44,7 @@ class RowParallelLinear {
 
  private:
   Device& device_;
-  Comm& tp_;
-  Mode1D mode_;
+  std::unique_ptr<OutputOperator> output_;  // g, or its sequence-parallel form
   Tensor weight_, bias_;
   Tensor x_;
   Tensor weight_grad_, bias_grad_;
