@@ -7,7 +7,6 @@
 #include "layers/sublayer.hpp"
 #include "scheme/block_shape.hpp"
 #include "tp1d/column_parallel_linear.hpp"
-#include "tp1d/conjugate_operators.hpp"
 #include "tp1d/row_parallel_linear.hpp"
 
 namespace tplab::tp1d {

@@ -6,7 +6,6 @@
 #include "layers/activation.hpp"
 #include "layers/sublayer.hpp"
 #include "tp1d/column_parallel_linear.hpp"
-#include "tp1d/conjugate_operators.hpp"
 #include "tp1d/row_parallel_linear.hpp"
 
 namespace tplab::tp1d {

@@ -67,6 +67,10 @@ Tensor summa_forward(Device& device, Grid2D& grid, const Tensor& x, const Tensor
   return y;
 }
 
+Tensor summa_forward(Device& device, Grid2D& grid, const Tensor& x, const Tensor& w) {
+  return summa_forward(device, grid, x, w, ExecutionPolicy{});
+}
+
 Tensor summa_input_gradient(Device& device, Grid2D& grid, const Tensor& dy, const Tensor& w,
                             ExecutionPolicy policy) {
   Tensor dx = device.empty({dy.rows(), w.rows()}, dy.dtype());

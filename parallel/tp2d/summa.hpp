@@ -20,7 +20,9 @@ namespace tplab::tp2d {
 /// With `policy.overlap`, each function here starts step t+1's broadcasts before step t's
 /// product and waits for them only at step t+1; the products run in the same order either way.
 Tensor summa_forward(Device& device, Grid2D& grid, const Tensor& x, const Tensor& w,
-                     ExecutionPolicy policy = {});
+                     ExecutionPolicy policy);
+/// SUMMA with blocking broadcasts: lesson 06's form, the same bits.
+Tensor summa_forward(Device& device, Grid2D& grid, const Tensor& x, const Tensor& w);
 
 /// dX = dY W^T:  dX(i,t) = sum_j dY(i,j) W(t,j)^T.
 ///
