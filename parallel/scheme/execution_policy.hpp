@@ -34,12 +34,17 @@ struct ExecutionPolicy {
 /// A tensor and the collective that fills it: read the tensor through wait(). A request that
 /// is already complete (a blocking collective, or no collective at all) makes wait() free.
 struct PendingTensor {
-  Tensor tensor;        ///< the result, valid once arrival has completed
+  Tensor tensor;  ///< the result, valid once arrival has completed
+  /// The input of a started collective that reads it until it completes (a reduce-scatter's
+  /// partial sums) and that nothing else may keep: held here, released by wait(). Declared
+  /// before arrival, so that a request destroyed without wait() completes before it is freed.
+  Tensor input;
   CommRequest arrival;  ///< complete at once unless the collective was started
 
   /// Completes the collective and returns its result.
   const Tensor& wait() {
     arrival.wait();
+    input = Tensor();
     return tensor;
   }
 };

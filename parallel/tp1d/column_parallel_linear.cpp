@@ -53,9 +53,9 @@ class CopyToTensorParallelRegion final : public InputOperator {
     kept_ = x;
     return OperatorF::forward(x);  // [m, h], replicated
   }
-  PendingTensor input_for_backward() override { return {kept_, {}}; }
+  PendingTensor input_for_backward() override { return {kept_, {}, {}}; }
   PendingTensor backward(Tensor partial) override {
-    PendingTensor dx{std::move(partial), {}};
+    PendingTensor dx{std::move(partial), {}, {}};
     dx.arrival = OperatorF::backward(tp_, dx.tensor, policy_);  // [m, h] summed over the group
     return dx;
   }
@@ -80,14 +80,16 @@ class GatherFromSequenceParallelRegion final : public InputOperator {
     return full;
   }
   PendingTensor input_for_backward() override {
-    PendingTensor x{device_.empty({kept_.rows() * tp_.size(), kept_.cols()}, kept_.dtype()), {}};
+    PendingTensor x{
+        device_.empty({kept_.rows() * tp_.size(), kept_.cols()}, kept_.dtype()), {}, {}};
     x.arrival = policy_.all_gather(tp_, kept_, x.tensor);  // [m/t, h] -> [m, h]
     return x;
   }
   PendingTensor backward(Tensor partial) override {
-    PendingTensor dx{device_.empty(kept_.extents(), kept_.dtype()), {}};
+    // partial is read until the reduce-scatter completes: dx holds it until then
+    PendingTensor dx{device_.empty(kept_.extents(), kept_.dtype()), std::move(partial), {}};
     // summed over ranks, this rank's tokens: [m, h] -> [m/t, h]
-    dx.arrival = policy_.reduce_scatter(tp_, partial, dx.tensor);
+    dx.arrival = policy_.reduce_scatter(tp_, dx.input, dx.tensor);
     return dx;
   }
   std::size_t saved_bytes() const override { return kept_.bytes(); }
