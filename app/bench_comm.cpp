@@ -8,6 +8,7 @@
 #include "bench_commands.hpp"
 #include "collective_bench.hpp"
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "hostfile.hpp"
@@ -122,7 +123,9 @@ void print_row(const bench::CollectiveRow& r) {
 int comm_in_world(const CommOptions& o) {
   MpiSession session;
   CpuDevice device;
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  std::unique_ptr<MpiComm> transport = MpiComm::world();
+  const MPI_Comm raw = transport->handle();
+  auto world = wrap_transport(std::move(transport), std::make_shared<CommCounters>());
   const bool printer = world->rank() == 0;
   const RankHosts hosts(MPI_COMM_WORLD);
   if (printer && hosts.host_count() > 1) fmt::print("ranks on {}\n", hosts.summary());
@@ -135,7 +138,7 @@ int comm_in_world(const CommOptions& o) {
     require_rank0_output(o.json, "--json");
     Collective current = Collective::all_reduce;
     bool first = true;
-    const auto rows = bench::run_collective_bench(*world, device, config_of(o),
+    const auto rows = bench::run_collective_bench(*world, raw, device, config_of(o),
                                                   [&](const bench::CollectiveRow& r) {
                                                     if (!printer) return;
                                                     if (first || r.collective != current)

@@ -8,6 +8,7 @@
 
 #include "bench_commands.hpp"
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
@@ -145,7 +146,7 @@ bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
 int scaling_in_world(const ScalingOptions& o) {
   MpiSession session;
   CpuDevice device;
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const RankHosts hosts(MPI_COMM_WORLD);
   try {
     if (o.schemes.size() != 1 || o.np.size() != 1 || o.np[0] != world->size() || o.mode == "both") {
@@ -319,7 +320,8 @@ void print_table(const nlohmann::json& runs, bool reference) {
       "  eff: strong T(base) base / (p T(p)), weak T(base) / T(p), against the same scheme's run\n"
       "       with the fewest ranks in this sweep. Weak scaling multiplies the batch by p.\n"
       "  MiB/rank: logical bytes of a rank's collectives per step (the counters' N; bus bytes in\n"
-      "       the JSON). No cost model is built in: model_bytes_per_rank is null in the JSON.\n"
+      "       the JSON); model_bytes_per_rank in the JSON is the cost model's count of the same,\n"
+      "       which verify checks to be exact.\n"
       "  peak MiB: a rank's peak resident memory while stepping (VmHWM, reset after setup).\n"
       "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n"
       "  exposed communication: the slowest rank's time blocked in collectives (starting and\n"

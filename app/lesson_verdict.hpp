@@ -23,9 +23,9 @@ struct PartVerdict {
 /// {"verdict", "parts": [{"name", "verdict", "todo"}], "first_failed", "reports"}. A program of
 /// an older version writes no "parts": its whole run is then one part named "forward".
 struct RunVerdict {
-  std::string verdict;  ///< "pass", "wrong", "not_started" or "in_progress"
-  std::vector<PartVerdict> parts;
-  std::string first_failed;  ///< the first tensor that failed, in report order; "" when none
+  std::string verdict;             ///< "pass", "wrong", "not_started" or "in_progress"
+  std::vector<PartVerdict> parts;  ///< each part's verdict, in the order the program ran them
+  std::string first_failed;        ///< the first tensor that failed, in report order; "" when none
 };
 
 /// Reads a verdict file's document, in either form; nothing when it holds no known verdict.

@@ -7,6 +7,7 @@
 
 #include "calibration.hpp"
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "job_series.hpp"
@@ -48,7 +49,7 @@ void print_calibration(const model::Calibration& c, const std::string& file) {
 int calibrate_in_world(const ModelOptions& o) {
   MpiSession session;
   CpuDevice device;
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   try {
     const model::Calibration c = model::calibrate(*world, device);
     if (world->rank() == 0) {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
@@ -171,7 +172,7 @@ void print_result(const train::TrainResult& r) {
 int train_in_world(const TrainOptions& o) {
   MpiSession session;
   CpuDevice device;
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const int rank = world->rank();
   const RankHosts hosts(MPI_COMM_WORLD);
   try {

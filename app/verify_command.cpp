@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
@@ -123,7 +124,7 @@ Backend make_backend(const VerifyOptions& o) {
   Backend b;
   if (o.backend == "cpu") {
     b.device = std::make_unique<CpuDevice>();
-    b.world = MpiComm::world(std::make_shared<CommCounters>());
+    b.world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   } else {
     b.device = cuda::make_device_for_rank();
     b.world = cuda::make_world(*b.device, o.comm, std::make_shared<CommCounters>());

@@ -81,8 +81,8 @@ void time_both(MPI_Comm comm, int samples, int calls, const std::function<void()
   MPI_Allreduce(MPI_IN_PLACE, mpi_seconds.data(), samples, MPI_DOUBLE, MPI_MAX, comm);
 }
 
-CollectiveRow measure(MpiComm& comm, const CollectiveCase& c, Buffers& buffers, std::int64_t n,
-                      const CollectiveBenchConfig& config) {
+CollectiveRow measure(Comm& comm, MPI_Comm raw, const CollectiveCase& c, Buffers& buffers,
+                      std::int64_t n, const CollectiveBenchConfig& config) {
   const int p = comm.size(), r = comm.rank();
   Tensor in = buffers.in(c.input_count(n, p));
   Tensor out = c.output_count(n, p) == 0 ? in : buffers.out(c.output_count(n, p));
@@ -92,7 +92,7 @@ CollectiveRow measure(MpiComm& comm, const CollectiveCase& c, Buffers& buffers, 
   c.through_tplab(comm, in, out);
   std::int64_t wrong =
       c.checked(r) ? count_wrong(out, [&](std::int64_t j) { return c.expected(r, p, n, j); }) : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_SUM, comm.handle());
+  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_SUM, raw);
 
   // The timing, on zeros: the values do not change the speed of a sum, and repeated in-place
   // sums of zeros stay finite however many calls there are.
@@ -104,13 +104,12 @@ CollectiveRow measure(MpiComm& comm, const CollectiveCase& c, Buffers& buffers, 
   const int samples = static_cast<int>(
       std::clamp<std::int64_t>(kSweepBytes / (bytes * calls), kMinSamples, kMaxSamples));
   const auto through_tplab = [&] { c.through_tplab(comm, in, out); };
-  const auto through_mpi = [&] { c.through_mpi(comm.handle(), in, out); };
+  const auto through_mpi = [&] { c.through_mpi(raw, in, out); };
   std::vector<double> tplab_seconds, mpi_seconds;
   if (config.warmup > 0) {
-    time_both(comm.handle(), config.warmup, calls, through_tplab, through_mpi, tplab_seconds,
-              mpi_seconds);
+    time_both(raw, config.warmup, calls, through_tplab, through_mpi, tplab_seconds, mpi_seconds);
   }
-  time_both(comm.handle(), samples, calls, through_tplab, through_mpi, tplab_seconds, mpi_seconds);
+  time_both(raw, samples, calls, through_tplab, through_mpi, tplab_seconds, mpi_seconds);
 
   CollectiveRow row;
   row.collective = c.collective;
@@ -175,7 +174,7 @@ double collective_bench_bytes_per_rank(const CollectiveBenchConfig& config, int 
 }
 
 std::vector<CollectiveRow> run_collective_bench(
-    MpiComm& comm, Device& device, const CollectiveBenchConfig& config,
+    Comm& comm, MPI_Comm raw, Device& device, const CollectiveBenchConfig& config,
     const std::function<void(const CollectiveRow&)>& on_row) {
   if (config.dtype != DType::f32 && config.dtype != DType::f64) {
     throw UsageError("bench comm moves f32 or f64 (MpiComm's types)");
@@ -197,7 +196,7 @@ std::vector<CollectiveRow> run_collective_bench(
     }
     for (std::int64_t bytes : sizes) {
       const std::int64_t n = element_count_for(c->collective, bytes, config.dtype, p);
-      rows.push_back(measure(comm, *c, buffers, n, config));
+      rows.push_back(measure(comm, raw, *c, buffers, n, config));
       on_row(rows.back());
     }
   }

@@ -72,10 +72,11 @@ std::int64_t element_count_for(Collective collective, std::int64_t bytes, DType 
 double collective_bench_bytes_per_rank(const CollectiveBenchConfig& config, int ranks);
 
 /// Runs every collective of `config` at every size on `comm`, calling `on_row` on every rank
-/// as each row is done (rank 0 prints it: the table is the sweep's progress). Collective over
-/// `comm`.
+/// as each row is done (rank 0 prints it: the table is the sweep's progress). `raw` is the MPI
+/// communicator of the same ranks, which the plain MPI calls compared against use. Collective
+/// over `comm`.
 std::vector<CollectiveRow> run_collective_bench(
-    MpiComm& comm, Device& device, const CollectiveBenchConfig& config,
+    Comm& comm, MPI_Comm raw, Device& device, const CollectiveBenchConfig& config,
     const std::function<void(const CollectiveRow&)>& on_row);
 
 }  // namespace tplab::bench

@@ -9,6 +9,7 @@
 #include "flops.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
+#include "rank_shards.hpp"
 
 namespace tplab::bench {
 namespace {
@@ -57,21 +58,12 @@ GpuBenchResult run_gpu_bench(Comm& world, Device& device, const GpuBenchConfig& 
     const auto placements = scheme->placements(1, s, Workload::block);
     const verify::HostArrays inputs =
         verify::make_inputs(s, c.seed, Workload::block, verify::Values::real);
-    TensorMap parameters;
-    for (const auto& [name, array] : inputs) {
-      if (is_parameter(name)) {
-        parameters.emplace(
-            name, verify::upload_shard(device, array, find_placement(placements, name), 0, dt));
-      }
-    }
-    const Tensor x =
-        verify::upload_shard(device, inputs.at("x"), find_placement(placements, "x"), 0, dt);
-    const Tensor dy =
-        verify::upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"), 0, dt);
-    auto module = scheme->make_module(world, device, s, Workload::block, std::move(parameters));
+    verify::RankShards shards = verify::shard_for_rank(device, inputs, placements, 0, dt);
+    auto module =
+        scheme->make_module(world, device, s, Workload::block, std::move(shards.parameters));
     r.step_seconds = time_calls(device, c, [&] {
-      module->forward(x);
-      module->backward(dy);
+      module->forward(shards.x);
+      module->backward(shards.dy);
     });
     r.step_flops = model::block_step_flops(s);
     r.step_tflops = r.step_flops / r.step_seconds.median / 1e12;

@@ -10,6 +10,7 @@
 #include "problem.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
+#include "rank_shards.hpp"
 #include "reference_bridge.hpp"
 
 namespace tplab::bench {
@@ -30,32 +31,15 @@ double max_over_ranks(Comm& world, double value) {
   return t.data_as<double>()[0];
 }
 
-/// One rank's shards of the parameters, the input and the output gradient.
-struct Shards {
-  TensorMap parameters;
-  Tensor x, dy;
-};
-
 /// Cuts this rank's shards out of the global inputs, which every rank draws whole (f64) and
 /// which are freed on return, so that they do not count in the memory of a step.
-Shards make_shards(const Scheme& scheme, Comm& world, Device& device, const StepConfig& config) {
+verify::RankShards make_shards(const Scheme& scheme, Comm& world, Device& device,
+                               const StepConfig& config) {
   const verify::HostArrays inputs =
       verify::make_inputs(config.shape, config.seed, Workload::block, verify::Values::real);
-  const auto placements = scheme.placements(world.size(), config.shape, Workload::block);
-  const int rank = world.rank();
-  Shards s;
-  for (const auto& [name, array] : inputs) {
-    if (is_parameter(name)) {
-      s.parameters.emplace(
-          name, verify::upload_shard(device, array, find_placement(placements, name), rank,
-                                     config.dtype));
-    }
-  }
-  s.x = verify::upload_shard(device, inputs.at("x"), find_placement(placements, "x"), rank,
-                             config.dtype);
-  s.dy = verify::upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank,
-                              config.dtype);
-  return s;
+  return verify::shard_for_rank(device, inputs,
+                                scheme.placements(world.size(), config.shape, Workload::block),
+                                world.rank(), config.dtype);
 }
 
 /// Bytes that crossed this rank's links in the counted collectives (bus elements x size).
@@ -111,7 +95,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   }
   const auto scheme = make_scheme(config.scheme, config.options);
   scheme->validate(world.size(), config.shape);
-  const Shards shards = make_shards(*scheme, world, device, config);
+  const verify::RankShards shards = make_shards(*scheme, world, device, config);
   auto module =
       scheme->make_module(world, device, config.shape, Workload::block, shards.parameters);
   // From here on the rank holds only what a training step needs: measure its memory from now.
@@ -173,7 +157,7 @@ OverlapComparison compare_overlap(Comm& world, Device& device, const StepConfig&
   options.overlap = true;
   const auto overlapping = make_scheme(config.scheme, options);
   blocking->validate(world.size(), config.shape);
-  const Shards shards = make_shards(*blocking, world, device, config);
+  const verify::RankShards shards = make_shards(*blocking, world, device, config);
   std::unique_ptr<ParallelModule> modules[2] = {
       blocking->make_module(world, device, config.shape, Workload::block, shards.parameters),
       overlapping->make_module(world, device, config.shape, Workload::block, shards.parameters)};

@@ -86,15 +86,6 @@ double replica_difference(Comm& world, const std::vector<double>& mine,
 
 }  // namespace
 
-Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
-                    int rank, DType dtype) {
-  Tensor t = device.empty(placement.local_extents(rank), dtype);
-  const std::vector<double> values =
-      global.block(placement.blocks.at(static_cast<std::size_t>(rank)));
-  device.upload(values, t);
-  return t;
-}
-
 double verify_bytes_per_rank(const BlockShape& shape) {
   const double m = static_cast<double>(shape.tokens()), h = static_cast<double>(shape.h);
   const double scores = static_cast<double>(shape.b * shape.heads) * static_cast<double>(shape.s) *
@@ -188,17 +179,9 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   const int rank = world.rank();
   set_check_finite(config.check_finite);
 
-  TensorMap parameters;
-  for (const auto& [name, array] : inputs) {
-    if (!is_parameter(name)) continue;
-    parameters.emplace(
-        name, upload_shard(device, array, find_placement(placements, name), rank, config.dtype));
-  }
-  const Tensor x =
-      upload_shard(device, inputs.at("x"), find_placement(placements, "x"), rank, config.dtype);
-  const Tensor dy =
-      upload_shard(device, inputs.at("dy"), find_placement(placements, "dy"), rank, config.dtype);
-  auto module = scheme->make_module(world, device, config.shape, workload, std::move(parameters));
+  RankShards mine = shard_for_rank(device, inputs, placements, rank, config.dtype);
+  auto module =
+      scheme->make_module(world, device, config.shape, workload, std::move(mine.parameters));
 
   RunResult result;
   result.config = config;
@@ -210,7 +193,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   counters.reset();
   device.synchronize();  // a GPU may still be uploading; time the forward pass alone
   auto start = Clock::now();
-  const Tensor y = module->forward(x);
+  const Tensor y = module->forward(mine.x);
   device.synchronize();
   result.forward_seconds = seconds_since(start);
   result.comm_forward = counters.snapshot();
@@ -218,7 +201,7 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
 
   counters.reset();
   start = Clock::now();
-  const Tensor dx = module->backward(dy);
+  const Tensor dx = module->backward(mine.dy);
   device.synchronize();
   result.backward_seconds = seconds_since(start);
   result.comm_backward = counters.snapshot();

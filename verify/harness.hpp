@@ -10,6 +10,7 @@
 #include "comm_check.hpp"
 #include "device/device.hpp"
 #include "host_array.hpp"
+#include "rank_shards.hpp"
 #include "scheme/scheme.hpp"
 #include "tensor_check.hpp"
 
@@ -89,10 +90,6 @@ std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCh
 /// over `world`; throws UsageError (identically on every rank, before any collective) when
 /// the scheme cannot run this configuration.
 RunResult run_verification(Comm& world, Device& device, const RunConfig& config);
-
-/// `rank`'s shard of the global array, as `placement` cuts it, on `device` in `dtype`.
-Tensor upload_shard(Device& device, const HostArray& global, const TensorPlacement& placement,
-                    int rank, DType dtype);
 
 /// Bytes one rank of a verification run needs, about: every rank holds the whole global
 /// problem and the reference's answer in f64 (inputs, parameters, outputs, gradients, and the

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
 #include "grid/grid_1d.hpp"
 #include "grid/grid_2d.hpp"
@@ -26,7 +27,7 @@ namespace {
 /// One process's world and device, shared by every benchmark of the suite.
 struct World {
   CpuDevice device;
-  std::unique_ptr<MpiComm> comm = MpiComm::world(std::make_shared<CommCounters>());
+  std::unique_ptr<Comm> comm = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
 };
 
 World& world() {

@@ -1,8 +1,8 @@
-// Lesson 03 checker: f and g exactly (integer inputs), then the 1D MLP's output and every
-// gradient against the single-device reference within the f64 tolerance.
+// Lesson 03 checker: f and g exactly (integer inputs), then the 1D MLP's output and what its
+// forward keeps, and every gradient of its backward, against the single-device reference within
+// the f64 tolerance. Backward runs on the reference's kept activations, so it is checked on its
+// own, whether forward is written, right or wrong.
 #include <fmt/format.h>
-
-#include <optional>
 
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
@@ -62,7 +62,8 @@ void check_operators_backward(Lesson& lesson, const OperatorInputs& in) {
   lesson.report("f and g backward, exact (integer inputs): f sums the partials");
 }
 
-/// The single-device MLP, forward and backward, from the reference's pieces.
+/// The single-device MLP, forward and backward, from the reference's pieces, with what its
+/// forward keeps: hidden = X W1 + b1 and act = gelu(hidden), both [m, 4h].
 verify::HostArrays reference_mlp(const verify::HostArrays& in) {
   const auto matrix = [&](const char* name) {
     return verify::to_reference_matrix<double>(in.at(name));
@@ -81,7 +82,10 @@ verify::HostArrays reference_mlp(const verify::HostArrays& in) {
   const ref::Matrix<double> dhidden = dact.cwiseProduct(ref::gelu_tanh_derivative(hidden));
   ref::linear_backward(x, w1, dhidden, dx, dw1, db1);
   verify::HostArrays out;
+  const Extents wide{kShape.tokens(), kShape.ffn()};
   out.emplace("y", verify::to_host_array(y, global_extents("y", kShape)));
+  out.emplace("hidden", verify::to_host_array(hidden, wide));
+  out.emplace("act", verify::to_host_array(act, wide));
   out.emplace("dx", verify::to_host_array(dx, global_extents("dx", kShape)));
   out.emplace("d_w1", verify::to_host_array(dw1, global_extents("w1", kShape)));
   out.emplace("d_b1", verify::to_host_array(db1, global_extents("b1", kShape)));
@@ -106,9 +110,15 @@ void run(Lesson& lesson) {
   const auto place = [&](std::string_view name) -> const TensorPlacement& {
     return find_placement(places, name);
   };
+  // What forward keeps between fc1 and fc2: the same columns as W1.
+  const TensorPlacement hidden_place =
+      blocked("hidden", want.at("hidden").extents, "Shard(1)", t, 1, t, [](int r) {
+        return std::pair<std::int64_t, std::int64_t>{0, r};
+      });
   lesson.print_shards({{"X", "[m, h]", &place("x")},
                        {"W1", "[h, 4h_T]", &place("w1")},
                        {"b1", "[4h_T]", &place("b1")},
+                       {"H", "[m, 4h_T]", &hidden_place},
                        {"W2", "[4h_T, h]", &place("w2")},
                        {"b2", "[h]", &place("b2")},
                        {"Y", "[m, h]", &place("y")}});
@@ -116,25 +126,30 @@ void run(Lesson& lesson) {
   const auto expect = [&](const char* name, const Tensor& got) {
     lesson.expect(name, want.at(name), place(name), got, tolerance);
   };
-  // mlp_1d runs forward and backward in one call: forward checks Y, backward the gradients.
-  std::optional<MlpResult> result;
+  const auto shard = [&](const char* name) { return lesson.shard(in.at(name), place(name)); };
+  const MlpShards p{shard("w1"), shard("b1"), shard("w2"), shard("b2")};
   lesson.part("forward", [&] {
     check_operators_forward(lesson, operators);
-    const auto shard = [&](const char* name) { return lesson.shard(in.at(name), place(name)); };
-    const MlpShards p{shard("w1"), shard("b1"), shard("w2"), shard("b2")};
-    result = mlp_1d(lesson.device(), lesson.world(), p, shard("x"), shard("dy"));
-    expect("y", result->y);
-    lesson.report("1D MLP forward (f64 tolerance)");
+    const MlpForward got = mlp_forward(lesson.device(), lesson.world(), p, shard("x"));
+    expect("y", got.y);
+    lesson.expect("kept x", in.at("x"), place("x"), got.saved.x, tolerance);
+    lesson.expect("kept hidden", want.at("hidden"), hidden_place, got.saved.hidden, tolerance);
+    lesson.expect("kept act", want.at("act"), hidden_place, got.saved.act, tolerance);
+    lesson.report("1D MLP forward, and what it keeps for backward (f64 tolerance)");
   });
   lesson.part("backward", [&] {
     check_operators_backward(lesson, operators);
-    lesson.require_part("forward", "mlp_1d's gradients come from the activations of its forward");
-    expect("dx", result->dx);
-    expect("d_w1", result->d_w1);
-    expect("d_b1", result->d_b1);
-    expect("d_w2", result->d_w2);
-    expect("d_b2", result->d_b2);
-    lesson.report("1D MLP backward (f64 tolerance)");
+    // The reference's X, hidden and act, never the exercise's: backward is checked alone, and
+    // forward's own report has checked what the exercise keeps.
+    const MlpSaved saved{shard("x"), lesson.shard(want.at("hidden"), hidden_place),
+                         lesson.shard(want.at("act"), hidden_place)};
+    const MlpGrads got = mlp_backward(lesson.device(), lesson.world(), p, saved, shard("dy"));
+    expect("dx", got.dx);
+    expect("d_w1", got.d_w1);
+    expect("d_b1", got.d_b1);
+    expect("d_w2", got.d_w2);
+    expect("d_b2", got.d_b2);
+    lesson.report("1D MLP backward, from the reference's kept activations (f64 tolerance)");
   });
 }
 

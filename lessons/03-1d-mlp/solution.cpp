@@ -22,17 +22,13 @@ const Tensor& g_backward(const Tensor& dy) {
   return dy;  // dY is already whole on every rank
 }
 
-// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::forward (line 13) and
-// Mlp1D::backward (line 21), with fc1 a ColumnParallelLinear
-// (parallel/tp1d/column_parallel_linear.cpp, apply at line 18, input_grad at line 26,
-// weight_grads at line 33) and fc2 a RowParallelLinear
-// (parallel/tp1d/row_parallel_linear.cpp, forward at line 11, backward at line 27).
-MlpResult mlp_1d(Device& device, Comm& tp, const MlpShards& p, const Tensor& x, const Tensor& dy) {
+// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::forward (line 13), with fc1 a
+// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, apply at line 18) and fc2 a
+// RowParallelLinear (parallel/tp1d/row_parallel_linear.cpp, forward at line 11).
+MlpForward mlp_forward(Device& device, Comm& tp, const MlpShards& p, const Tensor& x) {
   const DType dtype = x.dtype();
   const std::int64_t m = x.rows();
-  MlpResult r;
-
-  // ---- forward
+  MlpForward r;
   const Tensor& input = f_forward(x);
   Tensor hidden = device.empty({m, p.w1.cols()}, dtype);
   // [m, h] x [h, 4h/t] -> [m, 4h/t]
@@ -45,26 +41,36 @@ MlpResult mlp_1d(Device& device, Comm& tp, const MlpShards& p, const Tensor& x, 
   device.matmul(act, Transpose::no, p.w2, Transpose::no, r.y);
   g_forward(tp, r.y);
   device.add_bias(r.y, p.b2);  // after the sum, so b2 is added once
+  r.saved = {input, hidden, act};
+  return r;
+}
 
-  // ---- backward
+// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward (line 21), with fc2's
+// RowParallelLinear::backward (parallel/tp1d/row_parallel_linear.cpp, line 27) and fc1's
+// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, input_grad at line 26,
+// weight_grads at line 33).
+MlpGrads mlp_backward(Device& device, Comm& tp, const MlpShards& p, const MlpSaved& saved,
+                      const Tensor& dy) {
+  const DType dtype = dy.dtype();
+  MlpGrads r;
   const Tensor& grad = g_backward(dy);
   r.d_b2 = device.empty(p.b2.extents(), dtype);
   device.column_sum(grad, r.d_b2);
   r.d_w2 = device.empty(p.w2.extents(), dtype);
   // [m, 4h/t]^T x [m, h] -> [4h/t, h]
-  device.matmul(act, Transpose::yes, grad, Transpose::no, r.d_w2);
-  Tensor dact = device.empty(act.extents(), dtype);
+  device.matmul(saved.act, Transpose::yes, grad, Transpose::no, r.d_w2);
+  Tensor dact = device.empty(saved.act.extents(), dtype);
   // [m, h] x [4h/t, h]^T -> [m, 4h/t]
   device.matmul(grad, Transpose::no, p.w2, Transpose::yes, dact);
-  Tensor dhidden = device.empty(hidden.extents(), dtype);
-  device.gelu_backward(hidden, dact, dhidden);
-  r.dx = device.empty(x.extents(), dtype);
+  Tensor dhidden = device.empty(saved.hidden.extents(), dtype);
+  device.gelu_backward(saved.hidden, dact, dhidden);
+  r.dx = device.empty(saved.x.extents(), dtype);
   // [m, 4h/t] x [h, 4h/t]^T -> [m, h]   (a partial sum: this rank's columns of W1 only)
   device.matmul(dhidden, Transpose::no, p.w1, Transpose::yes, r.dx);
   f_backward(tp, r.dx);
   r.d_w1 = device.empty(p.w1.extents(), dtype);
   // [m, h]^T x [m, 4h/t] -> [h, 4h/t]
-  device.matmul(x, Transpose::yes, dhidden, Transpose::no, r.d_w1);
+  device.matmul(saved.x, Transpose::yes, dhidden, Transpose::no, r.d_w1);
   r.d_b1 = device.empty(p.b1.extents(), dtype);
   device.column_sum(dhidden, r.d_b1);
   return r;

@@ -1,9 +1,11 @@
 // Lesson 05 checker: the all-gather and reduce-scatter along the tokens exactly (integer
 // inputs), then the sequence-parallel LayerNorm + MLP sublayer against the single-device
-// reference: y, dx and every gradient within the f64 tolerance.
+// reference within the f64 tolerance: forward's y and what it keeps, and backward's dx and every
+// gradient. Backward runs on the reference's kept tensors, so it is checked on its own, whether
+// forward is written, right or wrong.
 #include <fmt/format.h>
 
-#include <optional>
+#include <cmath>
 
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
@@ -50,7 +52,9 @@ void check_collectives(Lesson& lesson) {
       "all_gather_tokens of X_r, reduce_scatter_tokens of P_r into S, exact (integer inputs)");
 }
 
-/// y = x + gelu(LN(x) W1 + b1) W2 + b2 on one device, forward and backward.
+/// y = x + gelu(LN(x) W1 + b1) W2 + b2 on one device, forward and backward, with what its
+/// forward keeps: LN's xhat [m, h] and rstd [m] (two-pass, as the exercise computes them), its
+/// output a [m, h], hidden = a W1 + b1 and act = gelu(hidden), both [m, 4h].
 verify::HostArrays reference_sublayer(const verify::HostArrays& in) {
   const auto matrix = [&](const char* name) {
     return verify::to_reference_matrix<double>(in.at(name));
@@ -73,7 +77,24 @@ verify::HostArrays reference_sublayer(const verify::HostArrays& in) {
   ref::layernorm_backward(x, gamma, da, dx, dgamma, dbeta);
   dx += dy;  // the residual
   const Extents activation = global_extents("x", kShape);
+  const std::int64_t m = kShape.tokens(), h = kShape.h;
+  HostArray xhat = in.at("x");
+  HostArray rstd{{m}, std::vector<double>(static_cast<std::size_t>(m))};
+  for (std::int64_t r = 0; r < m; ++r) {
+    const auto row = xhat.values.begin() + r * h;
+    double mean = 0, var = 0;
+    for (std::int64_t f = 0; f < h; ++f) mean += row[f] / static_cast<double>(h);
+    for (std::int64_t f = 0; f < h; ++f) var += (row[f] - mean) * (row[f] - mean) / h;
+    const double inverse = 1.0 / std::sqrt(var + kEps);
+    for (std::int64_t f = 0; f < h; ++f) row[f] = (row[f] - mean) * inverse;
+    rstd.values[static_cast<std::size_t>(r)] = inverse;
+  }
   verify::HostArrays out;
+  out.emplace("xhat", std::move(xhat));
+  out.emplace("rstd", std::move(rstd));
+  out.emplace("a", verify::to_host_array(a, activation));
+  out.emplace("hidden", verify::to_host_array(hidden, {m, kShape.ffn()}));
+  out.emplace("act", verify::to_host_array(act, {m, kShape.ffn()}));
   out.emplace("y", verify::to_host_array(y, activation));
   out.emplace("dx", verify::to_host_array(dx, activation));
   out.emplace("d_gamma", verify::to_host_array(dgamma, {kShape.h}));
@@ -101,15 +122,31 @@ void run(Lesson& lesson) {
   const TensorPlacement tokens = token_shard("x", global_extents("x", kShape), t);
   const TensorPlacement whole_vector = replicated("gamma", {kShape.h}, t);
   const TensorPlacement gathered = replicated("a", global_extents("x", kShape), t);
+  const TensorPlacement per_token =
+      blocked("rstd", {kShape.tokens()}, "Shard(0): tokens", t, 1, t, [](int r) {
+        return std::pair<std::int64_t, std::int64_t>{0, r};
+      });
+  // What forward keeps between fc1 and fc2: the same columns as W1.
+  const TensorPlacement wide_columns =
+      blocked("hidden", want.at("hidden").extents, "Shard(1)", t, 1, t, [](int r) {
+        return std::pair<std::int64_t, std::int64_t>{0, r};
+      });
   const auto place = [&](std::string_view name) -> const TensorPlacement& {
-    if (name == "x" || name == "dy" || name == "y" || name == "dx") return tokens;
+    if (name == "x" || name == "dy" || name == "y" || name == "dx" || name == "xhat") {
+      return tokens;
+    }
     if (name == "d_gamma" || name == "d_beta") return whole_vector;
+    if (name == "rstd") return per_token;
+    if (name == "a") return gathered;
+    if (name == "hidden" || name == "act") return wide_columns;
     return find_placement(mlp, name);
   };
   lesson.print_shards({{"x", "[m_T, h]", &tokens},
                        {"gamma", "[h]", &whole_vector},
+                       {"rstd", "[m_T]", &per_token},
                        {"a", "[m, h]", &gathered},
                        {"W1", "[h, 4h_T]", &place("w1")},
+                       {"hidden", "[m, 4h_T]", &wide_columns},
                        {"W2", "[4h_T, h]", &place("w2")},
                        {"y", "[m_T, h]", &tokens}});
   const auto shard = [&](const char* name, const TensorPlacement& placement) {
@@ -119,30 +156,41 @@ void run(Lesson& lesson) {
   const auto expect = [&](const char* name, const Tensor& got) {
     lesson.expect(name, want.at(name), place(name), got, tolerance);
   };
-  // ln_mlp_sequence_parallel runs forward and backward in one call: forward checks y,
-  // backward the gradients.
-  std::optional<SpResult> result;
+  const SpShards p{shard("ln1_gamma", whole_vector), shard("ln1_beta", whole_vector),
+                   shard("w1", place("w1")),         shard("b1", place("b1")),
+                   shard("w2", place("w2")),         shard("b2", place("b2"))};
+  const auto kept = [&](const char* name) { return lesson.shard(want.at(name), place(name)); };
   lesson.part("forward", [&] {
     check_collectives(lesson);
-    const SpShards p{shard("ln1_gamma", whole_vector), shard("ln1_beta", whole_vector),
-                     shard("w1", place("w1")),         shard("b1", place("b1")),
-                     shard("w2", place("w2")),         shard("b2", place("b2"))};
-    result = ln_mlp_sequence_parallel(lesson.device(), lesson.world(), p, shard("x", tokens),
-                                      shard("dy", tokens));
-    expect("y", result->y);
-    lesson.report("sequence-parallel LayerNorm + MLP sublayer, forward (f64 tolerance)");
+    const SpForward got = ln_mlp_forward(lesson.device(), lesson.world(), p, shard("x", tokens));
+    expect("y", got.y);
+    const auto expect_kept = [&](const char* name, const Tensor& tensor) {
+      lesson.expect(fmt::format("kept {}", name), want.at(name), place(name), tensor, tolerance);
+    };
+    expect_kept("xhat", got.saved.xhat);
+    expect_kept("rstd", got.saved.rstd);
+    expect_kept("a", got.saved.a);
+    expect_kept("hidden", got.saved.hidden);
+    expect_kept("act", got.saved.act);
+    lesson.report(
+        "sequence-parallel LayerNorm + MLP sublayer, forward and what it keeps (f64 tolerance)");
   });
   lesson.part("backward", [&] {
-    lesson.require_part("forward",
-                        "the sublayer's gradients come from the activations of its forward");
-    expect("dx", result->dx);
-    expect("d_gamma", result->d_gamma);
-    expect("d_beta", result->d_beta);
-    expect("d_w1", result->d_w1);
-    expect("d_b1", result->d_b1);
-    expect("d_w2", result->d_w2);
-    expect("d_b2", result->d_b2);
-    lesson.report("sequence-parallel LayerNorm + MLP sublayer, backward (f64 tolerance)");
+    // The reference's kept tensors, never the exercise's: backward is checked alone, and
+    // forward's own report has checked what the exercise keeps.
+    const SpSaved saved{kept("xhat"), kept("rstd"), kept("a"), kept("hidden"), kept("act")};
+    const SpGrads got =
+        ln_mlp_backward(lesson.device(), lesson.world(), p, saved, shard("dy", tokens));
+    expect("dx", got.dx);
+    expect("d_gamma", got.d_gamma);
+    expect("d_beta", got.d_beta);
+    expect("d_w1", got.d_w1);
+    expect("d_b1", got.d_b1);
+    expect("d_w2", got.d_w2);
+    expect("d_b2", got.d_b2);
+    lesson.report(
+        "sequence-parallel LayerNorm + MLP sublayer, backward from the reference's kept tensors "
+        "(f64 tolerance)");
   });
 }
 

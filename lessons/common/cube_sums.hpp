@@ -107,9 +107,13 @@ struct LinearPartials {
 /// along the input, weight and output axes): X~ = X(token block t, in block c), W~ = W(in
 /// block c, out block a), and dY~ = dY(token block t, out block a), each a block of q x q.
 struct GatheredBlocks {
-  int token, in, out;  ///< t, c, a
+  /// The token block t, the input-feature block c and the output-feature block a.
+  ///@{
+  int token, in, out;
+  ///@}
 };
 
+/// The blocks rank `rank` of a q x q x q cube gathers for a linear in `roles`.
 inline GatheredBlocks gathered_blocks(int rank, int q, tp3d::LinearRoles roles) {
   const CubeCoordinates at = cube_coordinates(rank, q);
   return {at.j, coordinate_along(at, roles.output), coordinate_along(at, roles.input)};

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
@@ -92,9 +93,7 @@ struct Lesson::Agreement {
 };
 
 Lesson::Lesson(Comm& world, Device& device)
-    : world_(world),
-      device_(device),
-      agreement_(std::make_shared<Agreement>(dynamic_cast<MpiComm&>(world).handle())) {}
+    : world_(world), device_(device), agreement_(std::make_shared<Agreement>(MPI_COMM_WORLD)) {}
 
 void Lesson::print_shards(const std::vector<ShardNote>& notes) const {
   if (rank() != 0) return;
@@ -365,7 +364,7 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
 int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body) {
   MpiSession session;
   CpuDevice device;
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   Lesson lesson(*world, device);
   try {
     body(lesson);

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
 #include "grid/grid_1d.hpp"
 #include "grid/grid_2d.hpp"
@@ -54,7 +55,7 @@ std::string describe(const std::vector<PredictedCollective>& rows) {
 
 class CommModel : public testing::Test {
  protected:
-  CommModel() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  CommModel() : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())) {}
 
   /// Runs `scheme` on every shape it can split here, block and linear pair, and compares.
   /// Returns how many runs it compared.
@@ -133,7 +134,7 @@ class CommModel : public testing::Test {
   }
 
   CpuDevice device;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_F(CommModel, EverySchemeThatRunsAtThisWorldSize) {

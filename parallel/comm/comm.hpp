@@ -1,42 +1,36 @@
 /// @file
-/// Comm: collectives over the ranks of one group, counted.
+/// Comm: the collectives of one group of ranks, as layers call them.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
-#include "comm/collective.hpp"
+#include "comm/collective_call.hpp"
 #include "comm/comm_counters.hpp"
 #include "comm/comm_request.hpp"
+#include "comm/device_interval.hpp"
 #include "core/tensor.hpp"
 
 namespace tplab {
 
-/// The collectives of one group of ranks. Public calls check their arguments, time the
-/// transport, and record every call in the rank's CommCounters; implementations (MpiComm,
-/// NcclComm) provide only the transport. Gathers and scatters work along the first extent in
+/// The collectives of one group of ranks. Gathers and scatters work along the first extent in
 /// rank order: rank r owns rows [r*n/p, (r+1)*n/p) of the full tensor.
 ///
-/// A group of one rank moves nothing over a link: its collectives run but are not counted.
+/// A communicator is a chain: a transport that moves the data (MpiComm, DeviceStagedComm,
+/// NcclComm) inside wrappers that each add one thing (CountingComm records every collective in
+/// the rank's CommCounters; FaultInjectingComm fails one on purpose). wrap_transport() builds
+/// the chain every program uses. The public calls below check their arguments once and hand a
+/// CollectiveCall to run() or start(), which each link implements.
 ///
 /// start_all_reduce and its siblings start a collective and return at once, so that a layer
-/// can compute while the data moves; CommRequest::wait() completes it. Such a collective is
-/// counted once, when it completes, with the time the caller spent blocked in it (starting it
-/// and waiting for it) as its exposed time. An implementation without non-blocking transports
-/// inherits ones that run the blocking transport and return a completed request.
+/// can compute while the data moves; CommRequest::wait() completes it. A transport without
+/// non-blocking collectives inherits a start() that runs the blocking one.
 class Comm {
  public:
-  /// Who records a collective in the counters.
-  enum class Recording {
-    here,      ///< this Comm moves the data itself (MpiComm, NcclComm)
-    by_inner,  ///< this Comm hands every collective to another Comm, which records it
-  };
-
-  /// A Comm that forwards to another (a test double that drops or reroutes calls) passes
-  /// Recording::by_inner: the inner Comm then records exactly what crossed a link, once, and
-  /// a call the wrapper drops leaves no trace.
-  Comm(std::string group, std::shared_ptr<CommCounters> counters,
-       Recording recording = Recording::here);
+  /// `group`: the group's name in counters and messages ("world", "tp", "row", ...).
+  explicit Comm(std::string group);
   virtual ~Comm() = default;
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
@@ -49,10 +43,9 @@ class Comm {
   virtual std::string transport() const = 0;
   /// The group's name in counters and messages ("world", "tp", "row", ...).
   const std::string& group() const { return group_; }
-  /// The rank's record of collectives, shared with every group split from this one.
-  CommCounters& counters() { return *counters_; }
-  /// The same record, to hand to a new group.
-  const std::shared_ptr<CommCounters>& shared_counters() const { return counters_; }
+  /// The rank's record of collectives, kept by the CountingComm in this chain and shared with
+  /// every group split from it. A transport alone is not counted and throws UsageError.
+  virtual CommCounters& counters();
 
   /// x = op over ranks of x, on every rank.
   void all_reduce(Tensor& x, ReduceOp op = ReduceOp::sum);
@@ -74,52 +67,28 @@ class Comm {
   CommRequest start_broadcast(Tensor& x, int root);
   /// Waits for every rank of the group.
   virtual void barrier() = 0;
-  /// Sub-groups: ranks with the same color form one, ordered by key. Collective over this group.
+  /// Sub-groups: ranks with the same color form one, ordered by key. Collective over this group;
+  /// a wrapper wraps the new group alike.
   virtual std::unique_ptr<Comm> split(int color, int key, const std::string& group) = 0;
 
- protected:
-  /// The transport of all_reduce, arguments already checked.
-  virtual void do_all_reduce(Tensor& x, ReduceOp op) = 0;
-  /// The transport of all_gather, arguments already checked.
-  virtual void do_all_gather(const Tensor& shard, Tensor& full) = 0;
-  /// The transport of reduce_scatter, arguments already checked.
-  virtual void do_reduce_scatter(const Tensor& full, Tensor& shard) = 0;
-  /// The transport of broadcast, arguments already checked.
-  virtual void do_broadcast(Tensor& x, int root) = 0;
-  /// The transport of reduce, arguments already checked.
-  virtual void do_reduce(const Tensor& in, Tensor& out, int root) = 0;
-  /// Starts the transport of all_reduce; null when it has already completed. By default it
-  /// runs do_all_reduce and returns null.
-  virtual std::unique_ptr<PendingTransport> do_start_all_reduce(Tensor& x, ReduceOp op);
-  /// Starts the transport of all_gather; by default runs do_all_gather and returns null.
-  virtual std::unique_ptr<PendingTransport> do_start_all_gather(const Tensor& shard, Tensor& full);
-  /// Starts the transport of reduce_scatter; by default runs do_reduce_scatter and returns null.
-  virtual std::unique_ptr<PendingTransport> do_start_reduce_scatter(const Tensor& full,
-                                                                    Tensor& shard);
-  /// Starts the transport of broadcast; by default runs do_broadcast and returns null.
-  virtual std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root);
-  /// The seconds the counters record for the transport just run, given the host's wall time
-  /// around it. A transport that runs on a device's stream (NcclComm) returns the time between
-  /// device events recorded around it instead.
-  virtual double transport_seconds(double host_seconds) { return host_seconds; }
-  /// Writes a quiet NaN over the first element of a collective's result (TPLAB_INJECT_FAULT
-  /// kind=nan, fault_injection.hpp), after the collective. Host memory is written here; a
-  /// communicator of device memory writes through its device, and any other refuses a device
-  /// tensor with UsageError rather than leave it unchanged in silence.
-  virtual void write_nan(Tensor& result);
+  /// Runs one collective to completion. A transport may return the interval it measured on a
+  /// device's clock (NcclComm), to be read later; null means the host's clock around the call
+  /// is its time.
+  virtual std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) = 0;
+  /// Starts one collective; null when it has already completed. By default it runs it.
+  virtual std::unique_ptr<PendingTransport> start(const CollectiveCall& call);
+  /// Writes `value` (one element's bytes) over the first element of `t`, in the memory this
+  /// communicator moves, after the collectives already run: FaultInjectingComm's NaN. Host
+  /// memory is written here; a transport of device memory writes through its device.
+  virtual void write_first_element(Tensor& t, std::span<const std::byte> value);
 
  private:
-  template <typename F>
-  void counted(Collective c, const Tensor& logical, Tensor& result, F&& transport);
-  template <typename F>
-  CommRequest started(Collective c, const Tensor& logical, const Tensor& result, F&& start);
   void check_gather(const Tensor& shard, const Tensor& full) const;
   void check_scatter(const Tensor& full, const Tensor& shard) const;
   void check_root(int root, const char* collective) const;
+  void check_reduce(const Tensor& in, const Tensor& out) const;
 
   std::string group_;
-  std::shared_ptr<CommCounters> counters_;
-  Recording recording_;
 };
 
 }  // namespace tplab

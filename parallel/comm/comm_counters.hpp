@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "comm/collective.hpp"
+#include "comm/device_interval.hpp"
 
 namespace tplab {
 
@@ -33,13 +35,21 @@ struct CollectiveCount {
 };
 
 /// One rank's record of its collectives. All communicators of a rank share one, so a phase
-/// (forward, backward) can be read and reset in one place.
+/// (forward, backward) can be read and reset in one place. CountingComm fills it.
+///
+/// A collective timed on a device's clock (NcclComm) is counted at once, but its seconds are
+/// read from the device only when the counters are read (snapshot(), total_seconds(),
+/// total_exposed_seconds()), so that the host need not wait for every collective to time it.
 class CommCounters {
  public:
   /// Adds one call that moved `elements` (`bytes`) in a group of `group_size`, from its start
   /// to its completion in `seconds`, `exposed_seconds` of which the caller was blocked.
   void record(Collective collective, const std::string& group, int group_size,
               std::int64_t elements, std::int64_t bytes, double seconds, double exposed_seconds);
+  /// Adds one blocking call timed by `interval` on a device's clock: its seconds, exposed ones
+  /// too, are the interval's, added when the counters are next read.
+  void record(Collective collective, const std::string& group, int group_size,
+              std::int64_t elements, std::int64_t bytes, std::unique_ptr<DeviceInterval> interval);
   /// Totals, ordered by group then collective.
   std::vector<CollectiveCount> snapshot() const;
   /// Wall time of every call, start to completion.
@@ -48,13 +58,30 @@ class CommCounters {
   double total_exposed_seconds() const;
   /// Logical bytes of every call.
   std::int64_t total_bytes() const;
-  /// Forgets every call.
-  void reset() { counts_.clear(); }
+  /// Forgets every call, its unread device intervals too.
+  void reset();
 
  private:
+  /// A device interval not yet read, and the totals its seconds belong to.
+  struct Unread {
+    CollectiveCount* count;
+    std::unique_ptr<DeviceInterval> interval;
+  };
+  /// Past this many unread intervals, recording one reads them all, so that a program that never
+  /// reads its counters does not hold the device's events without end.
+  static constexpr std::size_t kMaxUnread = 1024;
+
+  /// Counts one call in its totals (all but its seconds) and returns them.
+  CollectiveCount& add_call(Collective collective, const std::string& group, int group_size,
+                            std::int64_t elements, std::int64_t bytes);
+  /// Adds the seconds of every unread interval to its totals (waits for the device).
+  void read_intervals() const;
+
   // std::less<> finds an entry by (string_view, Collective) without copying the group's name
-  // on every call.
-  std::map<std::tuple<std::string, Collective>, CollectiveCount, std::less<>> counts_;
+  // on every call. Both are mutable because reading the counters reads the device intervals
+  // into them; std::map keeps every entry where it is, so an Unread's pointer stays valid.
+  mutable std::map<std::tuple<std::string, Collective>, CollectiveCount, std::less<>> counts_;
+  mutable std::vector<Unread> unread_;
 };
 
 }  // namespace tplab

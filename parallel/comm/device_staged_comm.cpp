@@ -2,25 +2,20 @@
 
 #include <algorithm>
 
-#include "comm/fault_injection.hpp"
 #include "comm/mpi_call.hpp"
 #include "core/bf16.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
 
-std::unique_ptr<DeviceStagedComm> DeviceStagedComm::world(std::shared_ptr<CommCounters> counters,
-                                                          std::shared_ptr<StagingCopy> staging) {
+std::unique_ptr<DeviceStagedComm> DeviceStagedComm::world(std::shared_ptr<StagingCopy> staging) {
   return std::unique_ptr<DeviceStagedComm>(
-      new DeviceStagedComm(MpiGroup::world(), "world", std::move(counters), std::move(staging)));
+      new DeviceStagedComm(MpiGroup::world(), "world", std::move(staging)));
 }
 
 DeviceStagedComm::DeviceStagedComm(MpiGroup mpi, std::string group,
-                                   std::shared_ptr<CommCounters> counters,
                                    std::shared_ptr<StagingCopy> staging)
-    : Comm(std::move(group), std::move(counters)),
-      mpi_(std::move(mpi)),
-      staging_(std::move(staging)) {
+    : Comm(std::move(group)), mpi_(std::move(mpi)), staging_(std::move(staging)) {
   check(staging_ != nullptr, "DeviceStagedComm needs a staging copy");
 }
 
@@ -29,8 +24,7 @@ void DeviceStagedComm::barrier() {
 }
 
 std::unique_ptr<Comm> DeviceStagedComm::split(int color, int key, const std::string& group) {
-  return std::unique_ptr<Comm>(
-      new DeviceStagedComm(mpi_.split(color, key), group, shared_counters(), staging_));
+  return std::unique_ptr<Comm>(new DeviceStagedComm(mpi_.split(color, key), group, staging_));
 }
 
 DeviceStagedComm::Staged DeviceStagedComm::stage(const Tensor& t, bool read) {
@@ -84,7 +78,28 @@ void DeviceStagedComm::unstage(Staged& staged, Tensor& t) {
   }
 }
 
-void DeviceStagedComm::do_all_reduce(Tensor& x, ReduceOp op) {
+std::unique_ptr<DeviceInterval> DeviceStagedComm::run(const CollectiveCall& call) {
+  switch (call.collective) {
+    case Collective::all_reduce:
+      all_reduce_staged(call.out, call.op);
+      break;
+    case Collective::all_gather:
+      all_gather_staged(call.in, call.out);
+      break;
+    case Collective::reduce_scatter:
+      reduce_scatter_staged(call.in, call.out);
+      break;
+    case Collective::broadcast:
+      broadcast_staged(call.out, call.root);
+      break;
+    case Collective::reduce:
+      reduce_staged(call.in, call.out, call.root);
+      break;
+  }
+  return nullptr;
+}
+
+void DeviceStagedComm::all_reduce_staged(Tensor& x, ReduceOp op) {
   Staged s = stage(x, true);
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, s.data, s.count, s.type,
                           op == ReduceOp::sum ? MPI_SUM : MPI_MAX, mpi_.handle()),
@@ -92,7 +107,7 @@ void DeviceStagedComm::do_all_reduce(Tensor& x, ReduceOp op) {
   unstage(s, x);
 }
 
-void DeviceStagedComm::do_all_gather(const Tensor& shard, Tensor& full) {
+void DeviceStagedComm::all_gather_staged(const Tensor& shard, Tensor& full) {
   Staged in = stage(shard, true);
   Staged out = stage(full, false);
   mpi_check(MPI_Allgather(in.data, in.count, in.type, out.data, in.count, out.type, mpi_.handle()),
@@ -100,7 +115,7 @@ void DeviceStagedComm::do_all_gather(const Tensor& shard, Tensor& full) {
   unstage(out, full);
 }
 
-void DeviceStagedComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
+void DeviceStagedComm::reduce_scatter_staged(const Tensor& full, Tensor& shard) {
   Staged in = stage(full, true);
   Staged out = stage(shard, false);
   mpi_check(MPI_Reduce_scatter_block(in.data, out.data, out.count, in.type, MPI_SUM, mpi_.handle()),
@@ -108,14 +123,14 @@ void DeviceStagedComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
   unstage(out, shard);
 }
 
-void DeviceStagedComm::do_broadcast(Tensor& x, int root) {
+void DeviceStagedComm::broadcast_staged(Tensor& x, int root) {
   const bool is_root = rank() == root;
   Staged s = stage(x, is_root);
   mpi_check(MPI_Bcast(s.data, s.count, s.type, root, mpi_.handle()), "MPI_Bcast");
   if (!is_root) unstage(s, x);
 }
 
-void DeviceStagedComm::do_reduce(const Tensor& in, Tensor& out, int root) {
+void DeviceStagedComm::reduce_staged(const Tensor& in, Tensor& out, int root) {
   // The result matters on the root alone; elsewhere `out` may be `in` itself and stays as is.
   const bool is_root = rank() == root;
   Staged send = stage(in, true);
@@ -127,14 +142,13 @@ void DeviceStagedComm::do_reduce(const Tensor& in, Tensor& out, int root) {
   if (is_root) unstage(receive, out);
 }
 
-void DeviceStagedComm::write_nan(Tensor& result) {
-  if (result.device() == DeviceKind::cpu) return Comm::write_nan(result);
-  if (result.numel() == 0) return;
-  std::vector<std::byte> host(result.bytes());
-  staging_->to_host(result, host);
-  const std::vector<std::byte> nan = quiet_nan_bytes(result.dtype());
-  std::copy(nan.begin(), nan.end(), host.begin());
-  staging_->to_device(host, result);
+void DeviceStagedComm::write_first_element(Tensor& t, std::span<const std::byte> value) {
+  if (t.device() == DeviceKind::cpu) return Comm::write_first_element(t, value);
+  if (t.numel() == 0) return;
+  std::vector<std::byte> host(t.bytes());
+  staging_->to_host(t, host);
+  std::copy(value.begin(), value.end(), host.begin());
+  staging_->to_device(host, t);
 }
 
 }  // namespace tplab

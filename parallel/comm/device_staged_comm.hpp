@@ -19,12 +19,12 @@ namespace tplab {
 /// on the host, so MPI sums it in f32 (one rounding back to bf16 at the end). Host f64 and f32
 /// tensors go to MPI directly. Slower than NCCL, but it lets several ranks share one GPU, which
 /// NCCL refuses: that is how the multi-rank schemes are verified on a machine with one GPU.
-/// Counted like MpiComm; its times include the staging copies.
+/// A transport, wrapped for use like MpiComm (wrap_transport()); its counted times include the
+/// staging copies.
 class DeviceStagedComm final : public Comm {
  public:
   /// All ranks of MPI_COMM_WORLD as the group "world", staging with `staging`.
-  static std::unique_ptr<DeviceStagedComm> world(std::shared_ptr<CommCounters> counters,
-                                                 std::shared_ptr<StagingCopy> staging);
+  static std::unique_ptr<DeviceStagedComm> world(std::shared_ptr<StagingCopy> staging);
 
   int rank() const override { return mpi_.rank(); }
   int size() const override { return mpi_.size(); }
@@ -32,15 +32,11 @@ class DeviceStagedComm final : public Comm {
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
 
- protected:
-  void do_all_reduce(Tensor& x, ReduceOp op) override;
-  void do_all_gather(const Tensor& shard, Tensor& full) override;
-  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
-  void do_broadcast(Tensor& x, int root) override;
-  void do_reduce(const Tensor& in, Tensor& out, int root) override;
-  /// A device tensor's NaN goes through the staging copy: the tensor to the host, its first
-  /// element overwritten, and back.
-  void write_nan(Tensor& result) override;
+  /// The MPI collective of `call`, its device tensors staged; timed by the host (returns null).
+  std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override;
+  /// A device tensor goes through the staging copy: to the host, its first element
+  /// overwritten, and back.
+  void write_first_element(Tensor& t, std::span<const std::byte> value) override;
 
  private:
   /// A tensor's elements in host memory as MPI moves them: the tensor's own memory for host
@@ -52,12 +48,16 @@ class DeviceStagedComm final : public Comm {
     std::vector<std::byte> buffer;  ///< the staged copy; empty when data is the tensor's own
   };
 
-  DeviceStagedComm(MpiGroup mpi, std::string group, std::shared_ptr<CommCounters> counters,
-                   std::shared_ptr<StagingCopy> staging);
+  DeviceStagedComm(MpiGroup mpi, std::string group, std::shared_ptr<StagingCopy> staging);
   /// `t` on the host; its values are copied only when `read` (an output needs room alone).
   Staged stage(const Tensor& t, bool read);
   /// Writes a staged result back into `t` (nothing to do when it was t's own memory).
   void unstage(Staged& staged, Tensor& t);
+  void all_reduce_staged(Tensor& x, ReduceOp op);
+  void all_gather_staged(const Tensor& shard, Tensor& full);
+  void reduce_scatter_staged(const Tensor& full, Tensor& shard);
+  void broadcast_staged(Tensor& x, int root);
+  void reduce_staged(const Tensor& in, Tensor& out, int root);
 
   MpiGroup mpi_;
   std::shared_ptr<StagingCopy> staging_;

@@ -109,6 +109,10 @@ void arm_fault_injection(int world_rank, int world_size) {
   }
 }
 
+bool fault_planned_here() {
+  return plan.has_value();
+}
+
 std::optional<int> planned_fault_rank() {
   const char* text = std::getenv("TPLAB_INJECT_FAULT");
   if (text == nullptr || *text == '\0') return std::nullopt;
@@ -193,13 +197,6 @@ std::vector<std::byte> quiet_nan_bytes(DType dtype) {
     }
   }
   return bytes;
-}
-
-void write_nan_on_host(Tensor& t) {
-  check(t.device() == DeviceKind::cpu, "write_nan_on_host: a tensor in device memory");
-  if (t.numel() == 0) return;
-  const std::vector<std::byte> nan = quiet_nan_bytes(t.dtype());
-  std::memcpy(t.data(), nan.data(), nan.size());
 }
 
 }  // namespace tplab

@@ -19,7 +19,7 @@ namespace tplab {
 ///   kind=exit   ends the process before the transport, as a crash would
 ///   kind=kill   kills the process with SIGKILL before the transport
 ///   kind=nan    completes, then puts a NaN in the first element of the result, in host or
-///               device memory (the communicator writes it: Comm::write_nan)
+///               device memory (the transport writes it: Comm::write_first_element)
 ///   kind=noise  completes, then multiplies the result's elements by 1 + 1e-12 and 1 - 1e-12
 ///               alternately (host memory; f64, since 1e-12 is below f32's round-off): an
 ///               error verify's f64 tolerance must see
@@ -27,6 +27,10 @@ namespace tplab {
 /// R is not a rank of this world of `world_size`, rank 0 says that nothing will be injected
 /// here (a series of jobs may hold R in a larger one; its launcher refuses an R none holds).
 void arm_fault_injection(int world_rank, int world_size);
+
+/// True when arm_fault_injection found a plan for this rank: wrap_transport() then puts a
+/// FaultInjectingComm in the chain.
+bool fault_planned_here();
 
 /// The rank TPLAB_INJECT_FAULT names, or nothing when it is unset; throws UsageError when it
 /// is malformed. For launchers, which check the plan before any job starts.
@@ -36,20 +40,18 @@ std::optional<int> planned_fault_rank();
 /// plan's K, so that a fault that never fired is not taken for one that changed nothing.
 void report_unfired_fault();
 
-/// Called by every collective before its transport starts: fails here if planned. Returns the
-/// collective's number K, which the same collective hands to nan_due (a started collective
-/// completes later, perhaps after others have started).
+/// Called by FaultInjectingComm before every collective's transport starts: fails here if planned.
+/// Returns the collective's number K, which the same collective hands to nan_due (a started
+/// collective completes later, perhaps after others have started).
 long before_collective(Collective collective, const std::string& group);
-/// Called by every collective once its transport has completed: true when the plan puts a NaN
-/// into this collective's result now (said on stderr); the collective then writes it.
+/// Called by FaultInjectingComm once a collective's transport has completed: true when the plan
+/// puts a NaN into this collective's result now (said on stderr); the caller then writes it.
 bool nan_due(long index, Collective collective, const std::string& group);
-/// Called by every collective once its transport has completed, with its result: multiplies a
-/// host tensor's elements by 1 +- 1e-12 when the plan (kind=noise) says so now.
+/// Called by FaultInjectingComm once a collective's transport has completed, with its result:
+/// multiplies a host tensor's elements by 1 +- 1e-12 when the plan (kind=noise) says so now.
 void add_noise_if_due(long index, Collective collective, const std::string& group, Tensor& result);
 
 /// The bytes of a quiet NaN in `dtype`, to write over an element.
 std::vector<std::byte> quiet_nan_bytes(DType dtype);
-/// Writes a quiet NaN over the first element of `t`, a tensor in host memory.
-void write_nan_on_host(Tensor& t);
 
 }  // namespace tplab

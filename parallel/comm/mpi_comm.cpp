@@ -22,6 +22,10 @@ MPI_Datatype mpi_type(const Tensor& t) {
   throw UsageError("MpiComm moves f64 and f32 tensors; bf16 needs NcclComm");
 }
 
+MPI_Op mpi_op(ReduceOp op) {
+  return op == ReduceOp::sum ? MPI_SUM : MPI_MAX;
+}
+
 /// An MPI request and the tensors it reads and writes, kept alive until it completes.
 class MpiPending final : public PendingTransport {
  public:
@@ -55,44 +59,51 @@ MpiSession::~MpiSession() {
   MPI_Finalize();
 }
 
-std::unique_ptr<MpiComm> MpiComm::world(std::shared_ptr<CommCounters> counters) {
-  return std::unique_ptr<MpiComm>(new MpiComm(MpiGroup::world(), "world", std::move(counters)));
+std::unique_ptr<MpiComm> MpiComm::world() {
+  return std::unique_ptr<MpiComm>(new MpiComm(MpiGroup::world(), "world"));
 }
 
-MpiComm::MpiComm(MpiGroup mpi, std::string group, std::shared_ptr<CommCounters> counters)
-    : Comm(std::move(group), std::move(counters)), mpi_(std::move(mpi)) {}
+MpiComm::MpiComm(MpiGroup mpi, std::string group) : Comm(std::move(group)), mpi_(std::move(mpi)) {}
 
 void MpiComm::barrier() {
   mpi_.barrier();
 }
 
 std::unique_ptr<Comm> MpiComm::split(int color, int key, const std::string& group) {
-  return std::unique_ptr<Comm>(new MpiComm(mpi_.split(color, key), group, shared_counters()));
+  return std::unique_ptr<Comm>(new MpiComm(mpi_.split(color, key), group));
 }
 
-void MpiComm::do_all_reduce(Tensor& x, ReduceOp op) {
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, x.data(), mpi_count(x), mpi_type(x),
-                          op == ReduceOp::sum ? MPI_SUM : MPI_MAX, mpi_.handle()),
-            "MPI_Allreduce");
+std::unique_ptr<DeviceInterval> MpiComm::run(const CollectiveCall& call) {
+  const Tensor& in = call.in;
+  Tensor& out = call.out;
+  const MPI_Comm comm = mpi_.handle();
+  switch (call.collective) {
+    case Collective::all_reduce:
+      mpi_check(MPI_Allreduce(MPI_IN_PLACE, out.data(), mpi_count(out), mpi_type(out),
+                              mpi_op(call.op), comm),
+                "MPI_Allreduce");
+      break;
+    case Collective::all_gather:
+      mpi_check(MPI_Allgather(in.data(), mpi_count(in), mpi_type(in), out.data(), mpi_count(in),
+                              mpi_type(out), comm),
+                "MPI_Allgather");
+      break;
+    case Collective::reduce_scatter:
+      mpi_check(MPI_Reduce_scatter_block(in.data(), out.data(), mpi_count(out), mpi_type(in),
+                                         MPI_SUM, comm),
+                "MPI_Reduce_scatter_block");
+      break;
+    case Collective::broadcast:
+      mpi_check(MPI_Bcast(out.data(), mpi_count(out), mpi_type(out), call.root, comm), "MPI_Bcast");
+      break;
+    case Collective::reduce:
+      reduce_on_root(in, out, call.root);
+      break;
+  }
+  return nullptr;
 }
 
-void MpiComm::do_all_gather(const Tensor& shard, Tensor& full) {
-  mpi_check(MPI_Allgather(shard.data(), mpi_count(shard), mpi_type(shard), full.data(),
-                          mpi_count(shard), mpi_type(full), mpi_.handle()),
-            "MPI_Allgather");
-}
-
-void MpiComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
-  mpi_check(MPI_Reduce_scatter_block(full.data(), shard.data(), mpi_count(shard), mpi_type(full),
-                                     MPI_SUM, mpi_.handle()),
-            "MPI_Reduce_scatter_block");
-}
-
-void MpiComm::do_broadcast(Tensor& x, int root) {
-  mpi_check(MPI_Bcast(x.data(), mpi_count(x), mpi_type(x), root, mpi_.handle()), "MPI_Bcast");
-}
-
-void MpiComm::do_reduce(const Tensor& in, Tensor& out, int root) {
+void MpiComm::reduce_on_root(const Tensor& in, Tensor& out, int root) {
   // The receive buffer matters on the root alone; elsewhere `out` may be `in` itself.
   const bool is_root = rank() == root;
   const bool in_place = is_root && in.data() == out.data();
@@ -101,37 +112,36 @@ void MpiComm::do_reduce(const Tensor& in, Tensor& out, int root) {
             "MPI_Reduce");
 }
 
-std::unique_ptr<PendingTransport> MpiComm::do_start_all_reduce(Tensor& x, ReduceOp op) {
-  auto pending = std::make_unique<MpiPending>(x, x);
-  mpi_check(
-      MPI_Iallreduce(MPI_IN_PLACE, x.data(), mpi_count(x), mpi_type(x),
-                     op == ReduceOp::sum ? MPI_SUM : MPI_MAX, mpi_.handle(), pending->request()),
-      "MPI_Iallreduce");
-  return pending;
-}
-
-std::unique_ptr<PendingTransport> MpiComm::do_start_all_gather(const Tensor& shard, Tensor& full) {
-  auto pending = std::make_unique<MpiPending>(shard, full);
-  mpi_check(MPI_Iallgather(shard.data(), mpi_count(shard), mpi_type(shard), full.data(),
-                           mpi_count(shard), mpi_type(full), mpi_.handle(), pending->request()),
-            "MPI_Iallgather");
-  return pending;
-}
-
-std::unique_ptr<PendingTransport> MpiComm::do_start_reduce_scatter(const Tensor& full,
-                                                                   Tensor& shard) {
-  auto pending = std::make_unique<MpiPending>(full, shard);
-  mpi_check(MPI_Ireduce_scatter_block(full.data(), shard.data(), mpi_count(shard), mpi_type(full),
-                                      MPI_SUM, mpi_.handle(), pending->request()),
-            "MPI_Ireduce_scatter_block");
-  return pending;
-}
-
-std::unique_ptr<PendingTransport> MpiComm::do_start_broadcast(Tensor& x, int root) {
-  auto pending = std::make_unique<MpiPending>(x, x);
-  mpi_check(
-      MPI_Ibcast(x.data(), mpi_count(x), mpi_type(x), root, mpi_.handle(), pending->request()),
-      "MPI_Ibcast");
+std::unique_ptr<PendingTransport> MpiComm::start(const CollectiveCall& call) {
+  if (call.collective == Collective::reduce) return Comm::start(call);
+  const Tensor& in = call.in;
+  Tensor& out = call.out;
+  const MPI_Comm comm = mpi_.handle();
+  auto pending = std::make_unique<MpiPending>(in, out);
+  MPI_Request* request = pending->request();
+  switch (call.collective) {
+    case Collective::all_reduce:
+      mpi_check(MPI_Iallreduce(MPI_IN_PLACE, out.data(), mpi_count(out), mpi_type(out),
+                               mpi_op(call.op), comm, request),
+                "MPI_Iallreduce");
+      break;
+    case Collective::all_gather:
+      mpi_check(MPI_Iallgather(in.data(), mpi_count(in), mpi_type(in), out.data(), mpi_count(in),
+                               mpi_type(out), comm, request),
+                "MPI_Iallgather");
+      break;
+    case Collective::reduce_scatter:
+      mpi_check(MPI_Ireduce_scatter_block(in.data(), out.data(), mpi_count(out), mpi_type(in),
+                                          MPI_SUM, comm, request),
+                "MPI_Ireduce_scatter_block");
+      break;
+    case Collective::broadcast:
+      mpi_check(MPI_Ibcast(out.data(), mpi_count(out), mpi_type(out), call.root, comm, request),
+                "MPI_Ibcast");
+      break;
+    case Collective::reduce:
+      break;
+  }
   return pending;
 }
 

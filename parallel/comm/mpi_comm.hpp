@@ -18,14 +18,15 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
-/// Collectives with MPI on host tensors (f64 and f32); started collectives use MPI's
-/// non-blocking ones (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block, MPI_Ibcast).
+/// A transport: collectives with MPI on host tensors (f64 and f32); started collectives use
+/// MPI's non-blocking ones (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block,
+/// MPI_Ibcast). It counts nothing itself: wrap_transport() wraps it for use.
 /// Without an asynchronous progress thread, an MPI library may move most of the data only
 /// inside MPI_Wait, so how much a started collective overlaps is the library's to decide.
 class MpiComm final : public Comm {
  public:
   /// All ranks of MPI_COMM_WORLD as the group "world".
-  static std::unique_ptr<MpiComm> world(std::shared_ptr<CommCounters> counters);
+  static std::unique_ptr<MpiComm> world();
 
   int rank() const override { return mpi_.rank(); }
   int size() const override { return mpi_.size(); }
@@ -35,20 +36,15 @@ class MpiComm final : public Comm {
   /// The MPI communicator, for raw MPI calls (benchmarks compare against them).
   MPI_Comm handle() const { return mpi_.handle(); }
 
- protected:
-  void do_all_reduce(Tensor& x, ReduceOp op) override;
-  void do_all_gather(const Tensor& shard, Tensor& full) override;
-  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
-  void do_broadcast(Tensor& x, int root) override;
-  void do_reduce(const Tensor& in, Tensor& out, int root) override;
-  std::unique_ptr<PendingTransport> do_start_all_reduce(Tensor& x, ReduceOp op) override;
-  std::unique_ptr<PendingTransport> do_start_all_gather(const Tensor& shard, Tensor& full) override;
-  std::unique_ptr<PendingTransport> do_start_reduce_scatter(const Tensor& full,
-                                                            Tensor& shard) override;
-  std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root) override;
+  /// The blocking MPI collective of `call`; timed by the host (returns null).
+  std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override;
+  /// The non-blocking MPI collective of `call`; reduce, which has none here, runs blocking.
+  std::unique_ptr<PendingTransport> start(const CollectiveCall& call) override;
 
  private:
-  MpiComm(MpiGroup mpi, std::string group, std::shared_ptr<CommCounters> counters);
+  MpiComm(MpiGroup mpi, std::string group);
+  /// MPI_Reduce, in place on the root when `out` is `in`.
+  void reduce_on_root(const Tensor& in, Tensor& out, int root);
 
   MpiGroup mpi_;
 };

@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "comm/fault_injection.hpp"
 #include "comm/mpi_comm.hpp"
 #include "comm/nccl_comm.hpp"
 #include "core/error.hpp"
@@ -20,23 +19,52 @@ namespace tplab {
 /// A CUDA stream shared by the communicators of one GPU; the last owner finishes and destroys it.
 using SharedStream = std::shared_ptr<std::remove_pointer_t<cudaStream_t>>;
 
+namespace {
+
+/// Timing events of one GPU, reused: a blocking collective takes two, and its DeviceInterval
+/// gives them back once the counters have read it (or dropped it).
+class TimingEvents {
+ public:
+  TimingEvents() = default;
+  TimingEvents(const TimingEvents&) = delete;
+  TimingEvents& operator=(const TimingEvents&) = delete;
+  ~TimingEvents() {
+    for (cudaEvent_t event : free_) cudaEventDestroy(event);
+  }
+  cudaEvent_t take() {
+    if (free_.empty()) {
+      cudaEvent_t event = nullptr;
+      cuda::check_cuda(cudaEventCreate(&event), "cudaEventCreate");
+      return event;
+    }
+    const cudaEvent_t event = free_.back();
+    free_.pop_back();
+    return event;
+  }
+  void give_back(cudaEvent_t event) { free_.push_back(event); }
+
+ private:
+  std::vector<cudaEvent_t> free_;
+};
+
+}  // namespace
+
 struct NcclComm::Handles {
   // Declared first, so it is let go of last: the communicator is destroyed while it exists.
   SharedStream comm_stream;
   ncclComm_t comm = nullptr;
   cudaStream_t compute = nullptr;  // the CudaDevice's stream, owned by the CudaDevice
-  bool sync_after_launch = false;  // TPLAB_CUDA_SYNC=1: wait for every started collective
-  // ready: recorded on the compute stream before each collective; start and stop: around a
-  // blocking collective on the communication stream.
-  cudaEvent_t ready = nullptr, start = nullptr, stop = nullptr;
+  bool sync_after_launch = false;  // TPLAB_CUDA_SYNC=1: wait for every collective
+  // Recorded on the compute stream before each collective.
+  cudaEvent_t ready = nullptr;
+  // Shared by the world and every group split from it, and by the intervals not yet read.
+  std::shared_ptr<TimingEvents> timing;
 
   ~Handles() {
     // Errors here cannot be reported (a destructor); finish what was issued, then let go.
     if (comm_stream != nullptr) cudaStreamSynchronize(comm_stream.get());
     if (comm != nullptr) ncclCommDestroy(comm);
     if (ready != nullptr) cudaEventDestroy(ready);
-    if (start != nullptr) cudaEventDestroy(start);
-    if (stop != nullptr) cudaEventDestroy(stop);
   }
 };
 
@@ -81,16 +109,17 @@ SharedStream make_comm_stream() {
   });
 }
 
+/// Handles on the GPU of `compute`; ncclCommInitRank or ncclCommSplit then fills in `comm`.
 std::unique_ptr<NcclComm::Handles> make_handles(cudaStream_t compute, SharedStream comm_stream,
+                                                std::shared_ptr<TimingEvents> timing,
                                                 bool sync_after_launch) {
   auto h = std::make_unique<NcclComm::Handles>();
   h->compute = compute;
   h->comm_stream = std::move(comm_stream);
+  h->timing = std::move(timing);
   h->sync_after_launch = sync_after_launch;
   cuda::check_cuda(cudaEventCreateWithFlags(&h->ready, cudaEventDisableTiming),
                    "cudaEventCreateWithFlags");
-  cuda::check_cuda(cudaEventCreate(&h->start), "cudaEventCreate");
-  cuda::check_cuda(cudaEventCreate(&h->stop), "cudaEventCreate");
   return h;
 }
 
@@ -126,8 +155,7 @@ void require_one_gpu_per_rank(const CudaDevice& device, int rank, int size) {
 
 }  // namespace
 
-std::unique_ptr<NcclComm> NcclComm::world(CudaDevice& device,
-                                          std::shared_ptr<CommCounters> counters) {
+std::unique_ptr<NcclComm> NcclComm::world(CudaDevice& device) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -136,20 +164,15 @@ std::unique_ptr<NcclComm> NcclComm::world(CudaDevice& device,
   if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
   cuda::check_cuda(cudaSetDevice(device.ordinal()), "cudaSetDevice");
-  auto handles = make_handles(static_cast<cudaStream_t>(device.stream()), make_comm_stream(),
-                              cuda::sync_after_launch_requested());
+  auto handles =
+      make_handles(static_cast<cudaStream_t>(device.stream()), make_comm_stream(),
+                   std::make_shared<TimingEvents>(), cuda::sync_after_launch_requested());
   check_nccl(ncclCommInitRank(&handles->comm, size, id, rank), "ncclCommInitRank");
-  // Host tensors over MPI, counted by this Comm alone.
-  std::unique_ptr<Comm> host = MpiComm::world(std::make_shared<CommCounters>());
-  return std::unique_ptr<NcclComm>(
-      new NcclComm(std::move(handles), std::move(host), "world", std::move(counters)));
+  return std::unique_ptr<NcclComm>(new NcclComm(std::move(handles), MpiComm::world(), "world"));
 }
 
-NcclComm::NcclComm(std::unique_ptr<Handles> handles, std::unique_ptr<Comm> host, std::string group,
-                   std::shared_ptr<CommCounters> counters)
-    : Comm(std::move(group), std::move(counters)),
-      handles_(std::move(handles)),
-      host_(std::move(host)) {
+NcclComm::NcclComm(std::unique_ptr<Handles> handles, std::unique_ptr<Comm> host, std::string group)
+    : Comm(std::move(group)), handles_(std::move(handles)), host_(std::move(host)) {
   check_nccl(ncclCommUserRank(handles_->comm, &rank_), "ncclCommUserRank");
   check_nccl(ncclCommCount(handles_->comm, &size_), "ncclCommCount");
   check(rank_ == host_->rank() && size_ == host_->size(),
@@ -166,16 +189,11 @@ void NcclComm::barrier() {
 
 std::unique_ptr<Comm> NcclComm::split(int color, int key, const std::string& group) {
   check(color >= 0, "NcclComm::split: colors are non-negative");
-  auto handles =
-      make_handles(handles_->compute, handles_->comm_stream, handles_->sync_after_launch);
+  auto handles = make_handles(handles_->compute, handles_->comm_stream, handles_->timing,
+                              handles_->sync_after_launch);
   check_nccl(ncclCommSplit(handles_->comm, color, key, &handles->comm, nullptr), "ncclCommSplit");
-  std::unique_ptr<Comm> host = host_->split(color, key, group);
   return std::unique_ptr<Comm>(
-      new NcclComm(std::move(handles), std::move(host), group, shared_counters()));
-}
-
-double NcclComm::transport_seconds(double host_seconds) {
-  return device_seconds_ < 0 ? host_seconds : device_seconds_;
+      new NcclComm(std::move(handles), host_->split(color, key, group), group));
 }
 
 namespace {
@@ -187,20 +205,87 @@ void follow_compute(NcclComm::Handles& h) {
   cuda::check_cuda(cudaStreamWaitEvent(h.comm_stream.get(), h.ready, 0), "cudaStreamWaitEvent");
 }
 
-/// Runs `call(stream)` (an NCCL collective) on the communication stream, after the compute
-/// stream's work and between the two events, and waits for it; returns the seconds between
-/// the events.
-template <typename F>
-double on_comm_stream(NcclComm::Handles& h, const char* name, F&& call) {
+/// The NCCL call of `call` on `stream`. NCCL writes reduce's receive buffer on the root alone.
+ncclResult_t enqueue(const NcclComm::Handles& h, const CollectiveCall& call, cudaStream_t stream) {
+  const void* in = call.in.data();
+  void* out = call.out.data();
+  const auto in_count = static_cast<std::size_t>(call.in.numel());
+  const auto out_count = static_cast<std::size_t>(call.out.numel());
+  const ncclDataType_t type = nccl_type(call.in);
+  switch (call.collective) {
+    case Collective::all_reduce:
+      return ncclAllReduce(in, out, in_count, type, call.op == ReduceOp::sum ? ncclSum : ncclMax,
+                           h.comm, stream);
+    case Collective::all_gather:
+      return ncclAllGather(in, out, in_count, type, h.comm, stream);
+    case Collective::reduce_scatter:
+      return ncclReduceScatter(in, out, out_count, type, ncclSum, h.comm, stream);
+    case Collective::broadcast:
+      return ncclBroadcast(in, out, in_count, type, call.root, h.comm, stream);
+    case Collective::reduce:
+      return ncclReduce(in, out, in_count, type, ncclSum, call.root, h.comm, stream);
+  }
+  return ncclInvalidArgument;
+}
+
+/// "ncclAllReduce", ...: what error messages name.
+const char* nccl_name(Collective collective) {
+  switch (collective) {
+    case Collective::all_reduce:
+      return "ncclAllReduce";
+    case Collective::all_gather:
+      return "ncclAllGather";
+    case Collective::reduce_scatter:
+      return "ncclReduceScatter";
+    case Collective::broadcast:
+      return "ncclBroadcast";
+    case Collective::reduce:
+      return "ncclReduce";
+  }
+  return "nccl";
+}
+
+/// Two events around a blocking collective on the communication stream. Reading the time
+/// between them waits for the second; the events go back to the GPU's TimingEvents after.
+class NcclInterval final : public DeviceInterval {
+ public:
+  explicit NcclInterval(std::shared_ptr<TimingEvents> timing)
+      : timing_(std::move(timing)), start_(timing_->take()), stop_(timing_->take()) {}
+  NcclInterval(const NcclInterval&) = delete;
+  NcclInterval& operator=(const NcclInterval&) = delete;
+  ~NcclInterval() override {
+    timing_->give_back(start_);
+    timing_->give_back(stop_);
+  }
+
+  cudaEvent_t start() const { return start_; }
+  cudaEvent_t stop() const { return stop_; }
+  double seconds() override {
+    cuda::check_cuda(cudaEventSynchronize(stop_), "cudaEventSynchronize (a collective's end)");
+    float ms = 0;
+    cuda::check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
+
+ private:
+  std::shared_ptr<TimingEvents> timing_;
+  cudaEvent_t start_, stop_;
+};
+
+/// Enqueues `call` on the communication stream, after the compute stream's work and between
+/// two timing events, and makes the compute stream wait for its end: the host goes on.
+std::unique_ptr<DeviceInterval> run_on_comm_stream(NcclComm::Handles& h,
+                                                   const CollectiveCall& call) {
+  const char* name = nccl_name(call.collective);
   cudaStream_t stream = h.comm_stream.get();
   follow_compute(h);
-  cuda::check_cuda(cudaEventRecord(h.start, stream), "cudaEventRecord");
-  check_nccl(call(stream), name);
-  cuda::check_cuda(cudaEventRecord(h.stop, stream), "cudaEventRecord");
-  cuda::check_cuda(cudaEventSynchronize(h.stop), name);
-  float ms = 0;
-  cuda::check_cuda(cudaEventElapsedTime(&ms, h.start, h.stop), "cudaEventElapsedTime");
-  return ms * 1e-3;
+  auto interval = std::make_unique<NcclInterval>(h.timing);
+  cuda::check_cuda(cudaEventRecord(interval->start(), stream), "cudaEventRecord");
+  check_nccl(enqueue(h, call, stream), name);
+  cuda::check_cuda(cudaEventRecord(interval->stop(), stream), "cudaEventRecord");
+  cuda::check_cuda(cudaStreamWaitEvent(h.compute, interval->stop(), 0), "cudaStreamWaitEvent");
+  cuda::check_launch(name, stream, h.sync_after_launch);
+  return interval;
 }
 
 /// A collective queued on the communication stream, with the event that marks its end and the
@@ -238,129 +323,39 @@ class NcclPending final : public PendingTransport {
   bool waited_ = false;
 };
 
-/// Queues `call(stream)` (an NCCL collective) on the communication stream after the compute
-/// stream's work, and returns it pending.
-template <typename F>
-std::unique_ptr<PendingTransport> start_on_comm_stream(NcclComm::Handles& h, const Tensor& in,
-                                                       const Tensor& out, const char* name,
-                                                       F&& call) {
-  auto pending = std::make_unique<NcclPending>(in, out, h.compute);
+/// Enqueues `call` on the communication stream after the compute stream's work, and returns
+/// it pending.
+std::unique_ptr<PendingTransport> start_on_comm_stream(NcclComm::Handles& h,
+                                                       const CollectiveCall& call) {
+  const char* name = nccl_name(call.collective);
+  auto pending = std::make_unique<NcclPending>(call.in, call.out, h.compute);
   cudaStream_t stream = h.comm_stream.get();
   follow_compute(h);
-  check_nccl(call(stream), name);
+  check_nccl(enqueue(h, call, stream), name);
   cuda::check_cuda(cudaEventRecord(pending->done(), stream), "cudaEventRecord");
   cuda::check_launch(name, stream, h.sync_after_launch);
   return pending;
 }
 
-/// A started collective on host tensors, over the host communicator.
-class HostPending final : public PendingTransport {
- public:
-  explicit HostPending(CommRequest request) : request_(std::move(request)) {}
-  void wait() override { request_.wait(); }
-
- private:
-  CommRequest request_;
-};
-
 }  // namespace
 
-void NcclComm::do_all_reduce(Tensor& x, ReduceOp op) {
-  device_seconds_ = -1;
-  if (on_host({&x})) return host_->all_reduce(x, op);
-  device_seconds_ = on_comm_stream(*handles_, "ncclAllReduce", [&](cudaStream_t stream) {
-    return ncclAllReduce(x.data(), x.data(), static_cast<std::size_t>(x.numel()), nccl_type(x),
-                         op == ReduceOp::sum ? ncclSum : ncclMax, handles_->comm, stream);
-  });
+std::unique_ptr<DeviceInterval> NcclComm::run(const CollectiveCall& call) {
+  if (on_host({&call.in, &call.out})) return host_->run(call);
+  return run_on_comm_stream(*handles_, call);
 }
 
-void NcclComm::do_all_gather(const Tensor& shard, Tensor& full) {
-  device_seconds_ = -1;
-  if (on_host({&shard, &full})) return host_->all_gather(shard, full);
-  device_seconds_ = on_comm_stream(*handles_, "ncclAllGather", [&](cudaStream_t stream) {
-    return ncclAllGather(shard.data(), full.data(), static_cast<std::size_t>(shard.numel()),
-                         nccl_type(shard), handles_->comm, stream);
-  });
+std::unique_ptr<PendingTransport> NcclComm::start(const CollectiveCall& call) {
+  if (on_host({&call.in, &call.out})) return host_->start(call);
+  return start_on_comm_stream(*handles_, call);
 }
 
-void NcclComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
-  device_seconds_ = -1;
-  if (on_host({&full, &shard})) return host_->reduce_scatter(full, shard);
-  device_seconds_ = on_comm_stream(*handles_, "ncclReduceScatter", [&](cudaStream_t stream) {
-    return ncclReduceScatter(full.data(), shard.data(), static_cast<std::size_t>(shard.numel()),
-                             nccl_type(full), ncclSum, handles_->comm, stream);
-  });
-}
-
-void NcclComm::do_broadcast(Tensor& x, int root) {
-  device_seconds_ = -1;
-  if (on_host({&x})) return host_->broadcast(x, root);
-  device_seconds_ = on_comm_stream(*handles_, "ncclBroadcast", [&](cudaStream_t stream) {
-    return ncclBroadcast(x.data(), x.data(), static_cast<std::size_t>(x.numel()), nccl_type(x),
-                         root, handles_->comm, stream);
-  });
-}
-
-void NcclComm::do_reduce(const Tensor& in, Tensor& out, int root) {
-  device_seconds_ = -1;
-  if (on_host({&in, &out})) return host_->reduce(in, out, root);
-  // NCCL writes the receive buffer on the root alone.
-  device_seconds_ = on_comm_stream(*handles_, "ncclReduce", [&](cudaStream_t stream) {
-    return ncclReduce(in.data(), out.data(), static_cast<std::size_t>(in.numel()), nccl_type(in),
-                      ncclSum, root, handles_->comm, stream);
-  });
-}
-
-std::unique_ptr<PendingTransport> NcclComm::do_start_all_reduce(Tensor& x, ReduceOp op) {
-  device_seconds_ = -1;
-  if (on_host({&x})) return std::make_unique<HostPending>(host_->start_all_reduce(x, op));
-  return start_on_comm_stream(*handles_, x, x, "ncclAllReduce", [&](cudaStream_t stream) {
-    return ncclAllReduce(x.data(), x.data(), static_cast<std::size_t>(x.numel()), nccl_type(x),
-                         op == ReduceOp::sum ? ncclSum : ncclMax, handles_->comm, stream);
-  });
-}
-
-std::unique_ptr<PendingTransport> NcclComm::do_start_all_gather(const Tensor& shard, Tensor& full) {
-  device_seconds_ = -1;
-  if (on_host({&shard, &full})) {
-    return std::make_unique<HostPending>(host_->start_all_gather(shard, full));
-  }
-  return start_on_comm_stream(*handles_, shard, full, "ncclAllGather", [&](cudaStream_t stream) {
-    return ncclAllGather(shard.data(), full.data(), static_cast<std::size_t>(shard.numel()),
-                         nccl_type(shard), handles_->comm, stream);
-  });
-}
-
-std::unique_ptr<PendingTransport> NcclComm::do_start_reduce_scatter(const Tensor& full,
-                                                                    Tensor& shard) {
-  device_seconds_ = -1;
-  if (on_host({&full, &shard})) {
-    return std::make_unique<HostPending>(host_->start_reduce_scatter(full, shard));
-  }
-  return start_on_comm_stream(
-      *handles_, full, shard, "ncclReduceScatter", [&](cudaStream_t stream) {
-        return ncclReduceScatter(full.data(), shard.data(), static_cast<std::size_t>(shard.numel()),
-                                 nccl_type(full), ncclSum, handles_->comm, stream);
-      });
-}
-
-std::unique_ptr<PendingTransport> NcclComm::do_start_broadcast(Tensor& x, int root) {
-  device_seconds_ = -1;
-  if (on_host({&x})) return std::make_unique<HostPending>(host_->start_broadcast(x, root));
-  return start_on_comm_stream(*handles_, x, x, "ncclBroadcast", [&](cudaStream_t stream) {
-    return ncclBroadcast(x.data(), x.data(), static_cast<std::size_t>(x.numel()), nccl_type(x),
-                         root, handles_->comm, stream);
-  });
-}
-
-void NcclComm::write_nan(Tensor& result) {
-  if (result.device() == DeviceKind::cpu) return Comm::write_nan(result);
-  if (result.numel() == 0) return;
-  const std::vector<std::byte> nan = quiet_nan_bytes(result.dtype());
-  // From pageable memory: the copy returns once `nan` is staged; the wait keeps it simple.
-  cuda::check_cuda(cudaMemcpyAsync(result.data(), nan.data(), nan.size(), cudaMemcpyHostToDevice,
+void NcclComm::write_first_element(Tensor& t, std::span<const std::byte> value) {
+  if (t.device() == DeviceKind::cpu) return Comm::write_first_element(t, value);
+  if (t.numel() == 0) return;
+  // From pageable memory: the copy returns once `value` is staged; the wait keeps it simple.
+  cuda::check_cuda(cudaMemcpyAsync(t.data(), value.data(), value.size(), cudaMemcpyHostToDevice,
                                    handles_->compute),
-                   "cudaMemcpyAsync (TPLAB_INJECT_FAULT's NaN)");
+                   "cudaMemcpyAsync (one element)");
   cuda::check_cuda(cudaStreamSynchronize(handles_->compute), "cudaStreamSynchronize");
 }
 

@@ -25,24 +25,24 @@ namespace tplab {
 /// The price: collectives of different groups (a 2D row broadcast and a column broadcast) do
 /// not overlap each other; each still overlaps the computation on the CudaDevice's stream.
 ///
-/// A blocking collective is enqueued between two CUDA events; the host waits for the second,
-/// and the counters record the time between them (the transfer alone, not the kernels queued
-/// before it). A started collective records a completion event instead, and its wait() makes
-/// the device's stream wait for that event: stream-ordered, so the host does not block and
-/// goes on queueing kernels that run while the data moves. Its counted `seconds` are then the
-/// host's time from starting it to that wait, and its `exposed_seconds` the host's time in
-/// the two calls (microseconds): neither times the transfer, which could only be read by
-/// blocking the host. On a GPU, what overlap hides shows in the step time, not in
-/// `exposed_seconds`. Host tensors (the verification harness gathers its findings in host
-/// memory) go over MPI on the same ranks, started ones with MPI's non-blocking collectives.
+/// A blocking collective is enqueued between two CUDA events, and the CudaDevice's stream is
+/// made to wait for the second: stream-ordered, so the host does not wait for the transfer and
+/// goes on queueing kernels, which run once the result has arrived. The two events go to the
+/// counters (DeviceInterval), which read the time between them, the transfer alone, when the
+/// counters are read. A started collective records a completion event instead, and its wait()
+/// makes the device's stream wait for that event. Its counted `seconds` are then the host's
+/// time from starting it to that wait, and its `exposed_seconds` the host's time in the two
+/// calls (microseconds): neither times the transfer, which could only be read by blocking the
+/// host. On a GPU, what overlap hides shows in the step time, not in `exposed_seconds`. Host
+/// tensors (the verification harness gathers its findings in host memory) go over MPI on the
+/// same ranks, started ones with MPI's non-blocking collectives.
 /// NCCL cannot put two ranks on one GPU: world() refuses that, naming the ranks, before any
-/// collective.
+/// collective. A transport: it counts nothing itself (wrap_transport() wraps it for use).
 class NcclComm final : public Comm {
  public:
   /// Every rank of MPI_COMM_WORLD, each on its own `device`, as the group "world". Collective
   /// over MPI_COMM_WORLD; throws UsageError on every rank when two ranks share a GPU.
-  static std::unique_ptr<NcclComm> world(CudaDevice& device,
-                                         std::shared_ptr<CommCounters> counters);
+  static std::unique_ptr<NcclComm> world(CudaDevice& device);
   ~NcclComm() override;
 
   int rank() const override { return rank_; }
@@ -54,35 +54,24 @@ class NcclComm final : public Comm {
   /// The NCCL communicator, its streams and events (defined in nccl_comm.cu).
   struct Handles;
 
- protected:
-  void do_all_reduce(Tensor& x, ReduceOp op) override;
-  void do_all_gather(const Tensor& shard, Tensor& full) override;
-  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
-  void do_broadcast(Tensor& x, int root) override;
-  void do_reduce(const Tensor& in, Tensor& out, int root) override;
-  std::unique_ptr<PendingTransport> do_start_all_reduce(Tensor& x, ReduceOp op) override;
-  std::unique_ptr<PendingTransport> do_start_all_gather(const Tensor& shard, Tensor& full) override;
-  std::unique_ptr<PendingTransport> do_start_reduce_scatter(const Tensor& full,
-                                                            Tensor& shard) override;
-  std::unique_ptr<PendingTransport> do_start_broadcast(Tensor& x, int root) override;
-  double transport_seconds(double host_seconds) override;
-  /// A device tensor's NaN is copied into its first element on the CudaDevice's stream, after
-  /// the collective (a started one included: its wait() ordered that stream after it).
-  void write_nan(Tensor& result) override;
+  /// Enqueues `call` on the communication stream between two timing events and orders the
+  /// CudaDevice's stream after it; returns the interval between the events. Host tensors go
+  /// over MPI and return null.
+  std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override;
+  /// Enqueues `call` on the communication stream; wait() orders the CudaDevice's stream after it.
+  std::unique_ptr<PendingTransport> start(const CollectiveCall& call) override;
+  /// A device tensor's element is copied on the CudaDevice's stream, after the collectives
+  /// (a started one included, once its wait() ordered that stream after it).
+  void write_first_element(Tensor& t, std::span<const std::byte> value) override;
 
  private:
-  NcclComm(std::unique_ptr<Handles> handles, std::unique_ptr<Comm> host, std::string group,
-           std::shared_ptr<CommCounters> counters);
+  NcclComm(std::unique_ptr<Handles> handles, std::unique_ptr<Comm> host, std::string group);
 
   std::unique_ptr<Handles> handles_;
-  /// MPI over the same ranks, for host tensors; it records into counters of its own, since
-  /// this Comm records every call.
+  /// MpiComm over the same ranks, for host tensors.
   std::unique_ptr<Comm> host_;
   int rank_ = 0;
   int size_ = 1;
-  /// The device seconds of the last blocking collective, or a negative value when it ran on
-  /// the host or was started.
-  double device_seconds_ = -1;
 };
 
 }  // namespace tplab

@@ -2,7 +2,8 @@
 // memory here) go through the staging copy, as on a GPU, and every collective gives the same
 // result and the same counters as MpiComm. Integer values keep every sum exact, bf16 included.
 // A NaN injected with TPLAB_INJECT_FAULT reaches device tensors (through the staging copy) and
-// host bf16 ones.
+// host bf16 ones: the fault wrapper, armed before the world is wrapped, writes it through the
+// transport.
 #include "comm/device_staged_comm.hpp"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 
 #include "comm/fault_injection.hpp"
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/bf16.hpp"
 #include "device/cpu_device.hpp"
 
@@ -54,7 +56,8 @@ Tensor device_tensor(const Extents& e, DType dtype) {
   return tensor_on(DeviceKind::cuda, e, dtype);
 }
 
-/// TPLAB_INJECT_FAULT set and armed for one test; unset and disarmed after it.
+/// TPLAB_INJECT_FAULT set and armed for one test (worlds wrapped after this carry the plan);
+/// unset and disarmed after it.
 class InjectedFault {
  public:
   InjectedFault(const char* plan, const Comm& world)
@@ -114,15 +117,18 @@ std::vector<double> read(const Tensor& t) {
 class DeviceStagedCommTest : public testing::TestWithParam<DType> {
  protected:
   DeviceStagedCommTest()
-      : staging(std::make_shared<CountingStagingCopy>()),
-        world(DeviceStagedComm::world(std::make_shared<CommCounters>(), staging)) {}
+      : staging(std::make_shared<CountingStagingCopy>()), world(staged_world()) {}
+  /// The staged transport, wrapped as every program wraps it.
+  std::unique_ptr<Comm> staged_world() {
+    return wrap_transport(DeviceStagedComm::world(staging), std::make_shared<CommCounters>());
+  }
   Tensor filled(const Extents& e, const std::function<double(std::int64_t)>& value) {
     Tensor t = device_tensor(e, GetParam());
     write(t, value);
     return t;
   }
   std::shared_ptr<CountingStagingCopy> staging;
-  std::unique_ptr<DeviceStagedComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_P(DeviceStagedCommTest, AllReduceStagesAndSums) {
@@ -188,7 +194,7 @@ TEST_P(DeviceStagedCommTest, ReduceSumsOnTheRootAndLeavesOthersAlone) {
 }
 
 TEST_P(DeviceStagedCommTest, CountsLikeMpiComm) {
-  auto mpi = MpiComm::world(std::make_shared<CommCounters>());
+  auto mpi = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   CpuDevice cpu;
   const int p = world->size();
   Tensor x = filled({8, 4}, [](std::int64_t i) { return static_cast<double>(i); });
@@ -227,10 +233,11 @@ TEST_P(DeviceStagedCommTest, SubgroupsStageToo) {
 TEST_P(DeviceStagedCommTest, AnInjectedNanReachesDeviceMemory) {
   const int p = world->size(), r = world->rank();
   const InjectedFault fault("rank=0,collective=1,kind=nan", *world);
+  auto injected = staged_world();
   Tensor before = filled({4}, [](std::int64_t) { return 1.0; });
   Tensor hit = filled({4}, [](std::int64_t) { return 1.0; });
-  world->all_reduce(before);  // collective #0: left alone
-  world->all_reduce(hit);     // collective #1: rank 0's result gets a NaN in its first element
+  injected->all_reduce(before);  // collective #0: left alone
+  injected->all_reduce(hit);     // collective #1: rank 0's result gets a NaN in its first element
   EXPECT_EQ(read(before), std::vector<double>(4, p));
   const auto v = read(hit);
   EXPECT_EQ(std::isnan(v[0]), r == 0) << v[0];
@@ -240,18 +247,19 @@ TEST_P(DeviceStagedCommTest, AnInjectedNanReachesDeviceMemory) {
 TEST_P(DeviceStagedCommTest, AnInjectedNanReachesAStartedCollectivesResult) {
   const int p = world->size(), r = world->rank();
   const InjectedFault fault("rank=0,collective=0,kind=nan", *world);
+  auto injected = staged_world();
   Tensor shard = filled({2}, [&](std::int64_t) { return static_cast<double>(r); });
   Tensor full = device_tensor({2 * p}, GetParam());
-  world->start_all_gather(shard, full).wait();
+  injected->start_all_gather(shard, full).wait();
   const auto v = read(full);
   EXPECT_EQ(std::isnan(v[0]), r == 0) << v[0];
   for (std::size_t i = 1; i < v.size(); ++i) EXPECT_EQ(v[i], static_cast<double>(i / 2));
 }
 
 TEST(DeviceStagedComm, AnInjectedNanReachesHostBf16) {
-  auto world = DeviceStagedComm::world(std::make_shared<CommCounters>(),
-                                       std::make_shared<CountingStagingCopy>());
-  const InjectedFault fault("rank=0,collective=0,kind=nan", *world);
+  auto transport = DeviceStagedComm::world(std::make_shared<CountingStagingCopy>());
+  const InjectedFault fault("rank=0,collective=0,kind=nan", *transport);
+  auto world = wrap_transport(std::move(transport), std::make_shared<CommCounters>());
   Tensor x = tensor_on(DeviceKind::cpu, {3}, DType::bf16);
   write(x, [](std::int64_t) { return 2.0; });
   world->all_reduce(x);
@@ -262,7 +270,7 @@ TEST(DeviceStagedComm, AnInjectedNanReachesHostBf16) {
 
 TEST(DeviceStagedComm, HostTensorsSkipTheStaging) {
   auto staging = std::make_shared<CountingStagingCopy>();
-  auto world = DeviceStagedComm::world(std::make_shared<CommCounters>(), staging);
+  auto world = DeviceStagedComm::world(staging);
   CpuDevice cpu;
   Tensor x = cpu.empty({4}, DType::f64);
   cpu.fill(x, 2.0);

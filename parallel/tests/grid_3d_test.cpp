@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
 
 namespace tplab {
@@ -29,7 +30,7 @@ TEST(CubeCoordinates, RankIsIPlusQTimesJPlusQTimesK) {
 
 class Grid3DTest : public testing::Test {
  protected:
-  Grid3DTest() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  Grid3DTest() : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())) {}
 
   void SetUp() override {
     if (cube_side(world->size()) == 0) GTEST_SKIP() << "3D needs a cube number of ranks";
@@ -56,7 +57,7 @@ class Grid3DTest : public testing::Test {
   }
 
   CpuDevice cpu;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_F(Grid3DTest, EveryGroupHoldsItsRanksInOrder) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
 
 namespace tplab {
@@ -11,7 +12,7 @@ namespace {
 
 class MpiCommTest : public testing::TestWithParam<DType> {
  protected:
-  MpiCommTest() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  MpiCommTest() : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())) {}
   Tensor filled(const Extents& e, const std::function<double(std::int64_t)>& value) {
     Tensor t = dev.empty(e, GetParam());
     std::vector<double> v(static_cast<std::size_t>(element_count(e)));
@@ -26,7 +27,7 @@ class MpiCommTest : public testing::TestWithParam<DType> {
   }
   CpuDevice cpu;
   Device& dev = cpu;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_P(MpiCommTest, AllReduceSumsAndMaxes) {

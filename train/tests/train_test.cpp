@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "faulty_comm.hpp"
@@ -37,7 +38,7 @@ TrainConfig config(const std::string& scheme, DType dtype) {
 }
 
 TEST(Train, LossCurvesAgreeWithTheReferenceInF64AndF32) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
   CpuDevice device;
   for (const auto& scheme : schemes_for(world->size())) {
@@ -61,7 +62,7 @@ TEST(Train, LossCurvesAgreeWithTheReferenceInF64AndF32) {
 }
 
 TEST(Train, RerunIsBitwiseIdentical) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
   CpuDevice device;
   for (const auto& scheme : schemes_for(world->size())) {
@@ -78,7 +79,7 @@ TEST(Train, RerunIsBitwiseIdentical) {
 }
 
 TEST(Train, ADroppedVocabularyReductionFailsTheRun) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() != 2 && world->size() != 4) GTEST_SKIP() << "1D runs on 2 and 4 ranks here";
   CpuDevice device;
   TrainConfig c = config("1d", DType::f64);
@@ -95,7 +96,7 @@ TEST(Train, ADroppedVocabularyReductionFailsTheRun) {
 }
 
 TEST(Train, RefusesAVocabularyTheGroupCannotSplit) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() != 4) GTEST_SKIP() << "the case needs 4 ranks";
   CpuDevice device;
   TrainConfig c = config("1d", DType::f64);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
 #include "faulty_comm.hpp"
 #include "harness.hpp"
@@ -16,7 +17,7 @@ namespace tplab::verify {
 namespace {
 
 TEST(ChecksFail, ADroppedAllReduceIsCaught) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() == 1) GTEST_SKIP() << "one rank has nothing to reduce";
   CpuDevice device;
   RunConfig c;
@@ -32,7 +33,7 @@ TEST(ChecksFail, ADroppedAllReduceIsCaught) {
 }
 
 TEST(ChecksFail, ADroppedAllReduceDiffersFromTheCostModel) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() == 1) GTEST_SKIP() << "one rank has nothing to reduce";
   CpuDevice device;
   RunConfig c;
@@ -109,7 +110,7 @@ TEST(ChecksFail, NanNeverPasses) {
 
 TEST(ChecksFail, ANanInAReplicatedBlockCountsOnceAndUsesNoShare) {
   // Every rank holds the whole tensor, with the same NaN: one NaN, not one per replica.
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const HostArray ref{{2, 3}, {1, 2, 3, 4, 5, 6}};
   const TensorPlacement everywhere = replicated("t", ref.extents, world->size());
   ShardToCheck shard{"t", &ref, &everywhere, ref.values, tolerance_for(DType::f64, false), 1.0};

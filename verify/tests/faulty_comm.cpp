@@ -3,18 +3,13 @@
 namespace tplab::verify {
 
 FaultyComm::FaultyComm(Comm& inner, Fault fault)
-    : Comm(inner.group(), inner.shared_counters(), Recording::by_inner),
-      inner_(&inner),
-      shared_(std::make_shared<Shared>(Shared{std::move(fault), {}})) {}
+    : ForwardingComm(inner), shared_(std::make_shared<Shared>(Shared{std::move(fault), {}})) {}
 
 FaultyComm::FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<Shared> shared)
-    : Comm(owned->group(), owned->shared_counters(), Recording::by_inner),
-      owned_(std::move(owned)),
-      inner_(owned_.get()),
-      shared_(std::move(shared)) {}
+    : ForwardingComm(std::move(owned)), shared_(std::move(shared)) {}
 
 std::unique_ptr<Comm> FaultyComm::split(int color, int key, const std::string& group) {
-  return std::unique_ptr<Comm>(new FaultyComm(inner_->split(color, key, group), shared_));
+  return std::unique_ptr<Comm>(new FaultyComm(inner().split(color, key, group), shared_));
 }
 
 int FaultyComm::runs(Collective collective) {
@@ -24,24 +19,14 @@ int FaultyComm::runs(Collective collective) {
   return f.action == Fault::Action::drop ? 0 : 2;
 }
 
-void FaultyComm::do_all_reduce(Tensor& x, ReduceOp op) {
-  for (int n = runs(Collective::all_reduce); n > 0; --n) inner_->all_reduce(x, op);
+std::unique_ptr<DeviceInterval> FaultyComm::run(const CollectiveCall& call) {
+  for (int n = runs(call.collective); n > 0; --n) inner().run(call);
+  return nullptr;
 }
 
-void FaultyComm::do_all_gather(const Tensor& shard, Tensor& full) {
-  for (int n = runs(Collective::all_gather); n > 0; --n) inner_->all_gather(shard, full);
-}
-
-void FaultyComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
-  for (int n = runs(Collective::reduce_scatter); n > 0; --n) inner_->reduce_scatter(full, shard);
-}
-
-void FaultyComm::do_broadcast(Tensor& x, int root) {
-  for (int n = runs(Collective::broadcast); n > 0; --n) inner_->broadcast(x, root);
-}
-
-void FaultyComm::do_reduce(const Tensor& in, Tensor& out, int root) {
-  for (int n = runs(Collective::reduce); n > 0; --n) inner_->reduce(in, out, root);
+std::unique_ptr<PendingTransport> FaultyComm::start(const CollectiveCall& call) {
+  run(call);
+  return nullptr;
 }
 
 }  // namespace tplab::verify

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "comm/comm.hpp"
+#include "comm/forwarding_comm.hpp"
 
 namespace tplab::verify {
 
@@ -23,25 +23,17 @@ struct Fault {
   Action action = Action::drop;
 };
 
-/// Forwards every collective to the communicator it wraps, except the one `fault` names. The
-/// wrapped communicator records what really ran (Recording::by_inner), so a dropped call is
-/// missing from the counters and a repeated one counted twice, as on a real link.
-class FaultyComm final : public Comm {
+/// Forwards every collective to the communicator it wraps, except the one `fault` names. It
+/// wraps the counted chain, so the counters record what really ran: a dropped call is missing
+/// from them and a repeated one counted twice, as on a real link. A started collective runs
+/// blocking here, so that it can be dropped or repeated like any other.
+class FaultyComm final : public ForwardingComm {
  public:
   FaultyComm(Comm& inner, Fault fault);
 
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  std::string transport() const override { return inner_->transport(); }
-  void barrier() override { inner_->barrier(); }
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
-
- protected:
-  void do_all_reduce(Tensor& x, ReduceOp op) override;
-  void do_all_gather(const Tensor& shard, Tensor& full) override;
-  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
-  void do_broadcast(Tensor& x, int root) override;
-  void do_reduce(const Tensor& in, Tensor& out, int root) override;
+  std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override;
+  std::unique_ptr<PendingTransport> start(const CollectiveCall& call) override;
 
  private:
   struct Shared {
@@ -52,8 +44,6 @@ class FaultyComm final : public Comm {
   /// How many times this call of `collective` runs: 1, or 0 / 2 for the faulty one.
   int runs(Collective collective);
 
-  std::unique_ptr<Comm> owned_;
-  Comm* inner_;
   std::shared_ptr<Shared> shared_;
 };
 

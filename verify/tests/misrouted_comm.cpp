@@ -5,27 +5,28 @@
 namespace tplab::verify {
 
 MisroutedComm::MisroutedComm(Comm& inner, std::shared_ptr<Misrouting> plan)
-    : Comm(inner.group(), inner.shared_counters(), Recording::by_inner),
-      inner_(&inner),
-      plan_(std::move(plan)) {}
+    : ForwardingComm(inner), plan_(std::move(plan)) {}
 
 MisroutedComm::MisroutedComm(std::unique_ptr<Comm> owned, std::shared_ptr<Misrouting> plan)
-    : Comm(owned->group(), owned->shared_counters(), Recording::by_inner),
-      owned_(std::move(owned)),
-      inner_(owned_.get()),
-      plan_(std::move(plan)) {}
+    : ForwardingComm(std::move(owned)), plan_(std::move(plan)) {}
 
 std::unique_ptr<Comm> MisroutedComm::split(int color, int key, const std::string& group) {
-  std::unique_ptr<Comm> real = inner_->split(color, key, group);
+  std::unique_ptr<Comm> real = inner().split(color, key, group);
   plan_->groups[group] = real.get();
   return std::make_unique<MisroutedComm>(std::move(real), plan_);
 }
 
-void MisroutedComm::do_reduce_scatter(const Tensor& full, Tensor& shard) {
+std::unique_ptr<DeviceInterval> MisroutedComm::run(const CollectiveCall& call) {
+  if (call.collective != Collective::reduce_scatter) return inner().run(call);
   const int index = plan_->reduce_scatters++;
-  Comm* target = inner_;
+  Comm* target = &inner();
   if (index == plan_->misrouted) target = plan_->groups.at(plan_->wrong_group.at(group()));
-  target->reduce_scatter(full, shard);
+  return target->run(call);
+}
+
+std::unique_ptr<PendingTransport> MisroutedComm::start(const CollectiveCall& call) {
+  run(call);
+  return nullptr;
 }
 
 }  // namespace tplab::verify

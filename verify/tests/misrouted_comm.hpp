@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "comm/comm.hpp"
+#include "comm/forwarding_comm.hpp"
 
 namespace tplab::verify {
 
@@ -24,33 +24,19 @@ struct Misrouting {
 
 /// Forwards every collective to `inner`, except reduce-scatter number `plan->misrouted`, which
 /// runs on plan->wrong_group[group()] instead. Every rank misroutes the same call, so the
-/// wrong group's ranks all take part and nothing hangs: only the numbers are wrong.
-class MisroutedComm final : public Comm {
+/// wrong group's ranks all take part and nothing hangs: only the numbers are wrong. A started
+/// collective runs blocking here, so that a started reduce-scatter is misrouted alike.
+class MisroutedComm final : public ForwardingComm {
  public:
   MisroutedComm(Comm& inner, std::shared_ptr<Misrouting> plan);
   /// Wraps an owned communicator (the groups this one splits off).
   MisroutedComm(std::unique_ptr<Comm> owned, std::shared_ptr<Misrouting> plan);
 
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  std::string transport() const override { return inner_->transport(); }
-  void barrier() override { inner_->barrier(); }
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
-
- protected:
-  void do_all_reduce(Tensor& x, ReduceOp op) override { inner_->all_reduce(x, op); }
-  void do_all_gather(const Tensor& shard, Tensor& full) override {
-    inner_->all_gather(shard, full);
-  }
-  void do_reduce_scatter(const Tensor& full, Tensor& shard) override;
-  void do_broadcast(Tensor& x, int root) override { inner_->broadcast(x, root); }
-  void do_reduce(const Tensor& in, Tensor& out, int root) override {
-    inner_->reduce(in, out, root);
-  }
+  std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override;
+  std::unique_ptr<PendingTransport> start(const CollectiveCall& call) override;
 
  private:
-  std::unique_ptr<Comm> owned_;
-  Comm* inner_;
   std::shared_ptr<Misrouting> plan_;
 };
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
 #include "grid/grid_3d.hpp"
 #include "harness.hpp"
@@ -24,7 +25,7 @@ int ranks_in_started_sums(const std::string& scheme, int p, const BlockShape& sh
 }
 
 TEST(Overlap, PassesAndGivesTheSameBitsWhereNoSumIsReordered) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   CpuDevice device;
   for (const std::string& scheme : scheme_names()) {
     RunConfig c;

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
@@ -50,9 +51,9 @@ BlockShape draw_shape(Draws& d) {
 
 class Reliability : public testing::Test {
  protected:
-  Reliability() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  Reliability() : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())) {}
   CpuDevice device;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_F(Reliability, RandomValidConfigurationsAllAgree) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "cost_1d_sp.hpp"
 #include "device/cpu_device.hpp"
@@ -23,7 +24,7 @@ RunResult run(Comm& world, Device& device, const std::string& scheme, const Bloc
 }
 
 TEST(SequenceParallel, KeepsWhatTheFormulaSaysAndLessThan1D) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   CpuDevice device;
   const std::int64_t t = world->size();
   // tokens and heads divide by 1, 2 and 4
@@ -57,7 +58,7 @@ TEST(SequenceParallel, KeepsWhatTheFormulaSaysAndLessThan1D) {
 }
 
 TEST(SequenceParallel, IsRefusedWhenTheRanksDoNotSplitTheTokens) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() == 1) GTEST_SKIP() << "one rank splits every shape";
   CpuDevice device;
   RunConfig c;
@@ -72,7 +73,7 @@ TEST(SequenceParallel, IsRefusedWhenTheRanksDoNotSplitTheTokens) {
 }
 
 TEST(SequenceParallel, ADroppedCollectiveIsCaught) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() == 1) GTEST_SKIP() << "one rank has nothing to gather or scatter";
   CpuDevice device;
   RunConfig c;

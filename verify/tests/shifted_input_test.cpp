@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
@@ -15,7 +16,7 @@ namespace tplab::verify {
 namespace {
 
 TEST(ShiftedInput, EverySchemeAgreesWhenTheFeaturesShareALargeMean) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   CpuDevice device;
   for (const std::string& scheme : scheme_names()) {
     RunConfig c;
@@ -46,7 +47,7 @@ TEST(ShiftedInput, EverySchemeAgreesWhenTheFeaturesShareALargeMean) {
 }
 
 TEST(ShiftedInput, IsRefusedWhereF64sToleranceWasNotMeasuredForIt) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   CpuDevice device;
   RunConfig c;
   c.shifted_input = true;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
 
@@ -25,7 +26,7 @@ std::vector<double> shard_of(const HostArray& reference, const BlockRange& range
 }
 
 TEST(ToleranceNoise, RelativeNoiseOf1e12InOneRanksBlockOfAnyOutputOrGradientFails) {
-  auto world = MpiComm::world(std::make_shared<CommCounters>());
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const BlockShape shape{12, 6, 72, 12};  // verify's default
   const HostArrays inputs = make_inputs(shape, 1, Workload::block, Values::shifted);
   const HostArrays reference = reference_outputs(shape, inputs, Workload::block);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
@@ -11,7 +12,7 @@ namespace {
 
 class Verify1D : public testing::Test {
  protected:
-  Verify1D() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  Verify1D() : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())) {}
   RunResult run(DType dtype, bool exact, BlockShape shape = {2, 8, 32, 4}) {
     RunConfig c;
     c.scheme = "1d";
@@ -22,7 +23,7 @@ class Verify1D : public testing::Test {
     return run_verification(*world, device, c);
   }
   CpuDevice device;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_F(Verify1D, F64BlockAgreesToRoundOff) {

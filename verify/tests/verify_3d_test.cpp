@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "grid/grid_3d.hpp"
@@ -26,7 +27,8 @@ struct ModuleRun {
 class Verify3D : public testing::Test {
  protected:
   Verify3D()
-      : world(MpiComm::world(std::make_shared<CommCounters>())), q(cube_side(world->size())) {}
+      : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())),
+        q(cube_side(world->size())) {}
 
   void SetUp() override {
     if (q == 0) GTEST_SKIP() << "3D needs a cube number of ranks";
@@ -75,7 +77,7 @@ class Verify3D : public testing::Test {
   }
 
   CpuDevice device;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
   std::int64_t q;
 };
 

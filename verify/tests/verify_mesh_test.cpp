@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "faulty_comm.hpp"
@@ -12,7 +13,7 @@ namespace {
 
 class VerifyMesh : public testing::Test {
  protected:
-  VerifyMesh() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  VerifyMesh() : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())) {}
   /// 12 sequences and 12 heads split 2, 3 and 4 ways; hidden 72 splits 2 and 3 ways.
   RunConfig config(const std::string& scheme, DType dtype, bool exact, int depth = 0) const {
     RunConfig c;
@@ -38,7 +39,7 @@ class VerifyMesh : public testing::Test {
     }
   }
   CpuDevice device;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_F(VerifyMesh, TwoDimensionalAgreesInEveryMode) {

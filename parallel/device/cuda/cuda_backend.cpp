@@ -4,6 +4,7 @@
 
 #include "comm/device_staged_comm.hpp"
 #include "comm/nccl_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/cuda_staging_copy.hpp"
@@ -57,9 +58,10 @@ std::unique_ptr<Comm> make_world(Device& device, const std::string& comm,
     MPI_Allreduce(&own_gpu, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     chosen = everywhere == 1 ? "nccl" : "mpi";
   }
-  if (chosen == "nccl") return NcclComm::world(gpu, std::move(counters));
+  if (chosen == "nccl") return wrap_transport(NcclComm::world(gpu), std::move(counters));
   if (chosen == "mpi") {
-    return DeviceStagedComm::world(std::move(counters), std::make_shared<CudaStagingCopy>(gpu));
+    return wrap_transport(DeviceStagedComm::world(std::make_shared<CudaStagingCopy>(gpu)),
+                          std::move(counters));
   }
   throw UsageError("unknown communicator '" + comm + "' (use nccl, mpi or auto)");
 }

@@ -1,0 +1,96 @@
+#include "comm/counting_comm.hpp"
+
+#include <chrono>
+
+#include "core/error.hpp"
+
+namespace tplab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// What the counters record of one call, all but its time.
+struct CallSize {
+  Collective collective;
+  std::string group;
+  int group_size;
+  std::int64_t elements;
+  std::int64_t bytes;
+};
+
+CallSize size_of(const CollectiveCall& call, const std::string& group, int group_size) {
+  const Tensor& logical = call.logical();
+  return {call.collective, group, group_size, logical.numel(),
+          static_cast<std::int64_t>(logical.bytes())};
+}
+
+/// A started collective that records itself when it completes: the whole span from its start,
+/// and the part of it the caller was blocked (starting it, then waiting for it).
+class CountedPending final : public PendingTransport {
+ public:
+  CountedPending(std::unique_ptr<PendingTransport> inner, std::shared_ptr<CommCounters> counters,
+                 CallSize size, Clock::time_point begin, double starting)
+      : inner_(std::move(inner)),
+        counters_(std::move(counters)),
+        size_(std::move(size)),
+        begin_(begin),
+        starting_(starting) {}
+
+  void wait() override {
+    const auto waiting = Clock::now();
+    if (inner_) inner_->wait();
+    // A transport that completed at once spent its whole time in starting it.
+    const double span = inner_ ? seconds_since(begin_) : starting_;
+    counters_->record(size_.collective, size_.group, size_.group_size, size_.elements, size_.bytes,
+                      span, starting_ + seconds_since(waiting));
+  }
+
+ private:
+  std::unique_ptr<PendingTransport> inner_;
+  std::shared_ptr<CommCounters> counters_;
+  CallSize size_;
+  Clock::time_point begin_;
+  double starting_;
+};
+
+}  // namespace
+
+CountingComm::CountingComm(std::unique_ptr<Comm> inner, std::shared_ptr<CommCounters> counters)
+    : ForwardingComm(std::move(inner)), counters_(std::move(counters)) {
+  check(counters_ != nullptr, "CountingComm needs counters");
+}
+
+std::unique_ptr<Comm> CountingComm::split(int color, int key, const std::string& group) {
+  return std::make_unique<CountingComm>(inner().split(color, key, group), counters_);
+}
+
+std::unique_ptr<DeviceInterval> CountingComm::run(const CollectiveCall& call) {
+  if (size() == 1) return inner().run(call);  // nothing crosses a link
+  const auto begin = Clock::now();
+  std::unique_ptr<DeviceInterval> on_device = inner().run(call);
+  const double seconds = seconds_since(begin);
+  const Tensor& logical = call.logical();
+  const auto bytes = static_cast<std::int64_t>(logical.bytes());
+  if (on_device) {
+    counters_->record(call.collective, group(), size(), logical.numel(), bytes,
+                      std::move(on_device));
+  } else {
+    counters_->record(call.collective, group(), size(), logical.numel(), bytes, seconds, seconds);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<PendingTransport> CountingComm::start(const CollectiveCall& call) {
+  if (size() == 1) return inner().start(call);
+  const auto begin = Clock::now();
+  std::unique_ptr<PendingTransport> pending = inner().start(call);
+  const double starting = seconds_since(begin);
+  return std::make_unique<CountedPending>(std::move(pending), counters_,
+                                          size_of(call, group(), size()), begin, starting);
+}
+
+}  // namespace tplab
