@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
 
 namespace tplab {
@@ -12,7 +13,8 @@ namespace {
 
 class ExecutionPolicyTest : public testing::TestWithParam<bool> {
  protected:
-  ExecutionPolicyTest() : world(MpiComm::world(std::make_shared<CommCounters>())) {}
+  ExecutionPolicyTest()
+      : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())) {}
   ExecutionPolicy policy() const { return {.overlap = GetParam()}; }
   Tensor filled(const Extents& e, double base) {
     Tensor t = device.empty(e, DType::f64);
@@ -33,7 +35,7 @@ class ExecutionPolicyTest : public testing::TestWithParam<bool> {
     EXPECT_FALSE(request.pending());
   }
   CpuDevice device;
-  std::unique_ptr<MpiComm> world;
+  std::unique_ptr<Comm> world;
 };
 
 TEST_P(ExecutionPolicyTest, AllReduceSums) {
