@@ -112,9 +112,9 @@ void linear_3d(benchmark::State& state) {
   Grid3D grid = Grid3D::build(*world().comm);
   const std::int64_t q = grid.q;
   const auto roles = tp3d::kReadsBlockLayout;
-  tp3d::InputGather3D input(world().device, grid, roles, false);
+  tp3d::InputGather3D input(world().device, grid, roles);
   tp3d::Linear3D layer(world().device, grid, roles, random_tensor({s.in / (q * q), s.out / q}, 1),
-                       random_tensor({s.out / q}, 2), false);
+                       random_tensor({s.out / q}, 2));
   const Tensor x = random_tensor({s.m / (q * q), s.in / q}, 3);
   const Tensor dy = random_tensor({s.m / (q * q), s.out / q}, 4);
   time_collectively(state, *world().comm, layer_flops(s), [&] {

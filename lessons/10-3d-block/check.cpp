@@ -41,10 +41,10 @@ PairForward pair_forward(Lesson& lesson, const Grid3D& grid, tp3d::LinearRoles f
   Device& device = lesson.device();
   CommCounters& counters = lesson.world().counters();
   counters.reset();
-  tp3d::InputGather3D fc1_input(device, grid, first, /*regather=*/false);
-  tp3d::Linear3D fc1(device, grid, first, shard("w1"), shard("b1"), /*regather=*/false);
-  tp3d::InputGather3D fc2_input(device, grid, second, /*regather=*/false);
-  tp3d::Linear3D fc2(device, grid, second, shard("w2"), shard("b2"), /*regather=*/false);
+  tp3d::InputGather3D fc1_input(device, grid, first);
+  tp3d::Linear3D fc1(device, grid, first, shard("w1"), shard("b1"));
+  tp3d::InputGather3D fc2_input(device, grid, second);
+  tp3d::Linear3D fc2(device, grid, second, shard("w2"), shard("b2"));
   PairForward f;
   f.x1_gathered = fc1_input.forward(shard("x"));     // [m/q, h/q]
   const Tensor hidden = fc1.forward(f.x1_gathered);  // [m/q^2, 4h/q]

@@ -16,8 +16,8 @@ namespace {
 class Head3D final : public Sublayer {
  public:
   Head3D(Device& device, const Grid3D& grid, Tensor weight, Tensor bias)
-      : input_(device, grid, tp3d::kReadsBlockLayout, false),
-        linear_(device, grid, tp3d::kReadsBlockLayout, std::move(weight), std::move(bias), false) {}
+      : input_(device, grid, tp3d::kReadsBlockLayout),
+        linear_(device, grid, tp3d::kReadsBlockLayout, std::move(weight), std::move(bias)) {}
 
   // X~ [m/q, h/q] x W~ [h/q, V/q] -> [m/q, V/q], reduce-scattered to [m/q^2, V/q]
   Tensor forward(const Tensor& x) override { return linear_.forward(input_.forward(x)); }

@@ -19,9 +19,6 @@ struct Grid2D {
   int j = 0;  ///< column: which block of features (and of a weight's output features)
   std::unique_ptr<Comm> row;     ///< the q ranks of row i
   std::unique_ptr<Comm> column;  ///< the q ranks of column j
-  /// Whether SUMMA on this mesh starts the broadcasts of step t+1 before the product of step
-  /// t, so that they travel during it (SchemeOptions::overlap).
-  bool overlap = false;
 
   /// The mesh of `world` (p = q^2 ranks, rank = i*q + j). Collective over `world`.
   static Grid2D build(Comm& world);

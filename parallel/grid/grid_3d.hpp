@@ -48,9 +48,6 @@ struct Grid3D {
   std::unique_ptr<Comm> output;         ///< the q ranks that differ only in k
   std::unique_ptr<Comm> input_weight;   ///< q^2 ranks with this rank's k
   std::unique_ptr<Comm> output_weight;  ///< q^2 ranks with this rank's i
-  /// Whether the layers on this cube start collectives early: the gather of the next linear's
-  /// W~ during the current product, dW's reduce-scatter during dX~'s (SchemeOptions::overlap).
-  bool overlap = false;
 
   /// Splits `world` (q^3 ranks) into the five groups. Collective over `world`.
   static Grid3D build(Comm& world);

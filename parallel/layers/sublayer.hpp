@@ -32,4 +32,15 @@ void add_linear_gradients(TensorMap& out, const char* weight, const char* bias,
   out.emplace(std::string("d_") + bias, layer.bias_grad());
 }
 
+/// Adds the gradients of an attention sublayer's four linears (any scheme's) to `out`: "d_wq",
+/// "d_bq" from `query`, and likewise for key, value and the output projection.
+template <typename Linear>
+void add_attention_gradients(TensorMap& out, const Linear& query, const Linear& key,
+                             const Linear& value, const auto& projection) {
+  add_linear_gradients(out, "wq", "bq", query);
+  add_linear_gradients(out, "wk", "bk", key);
+  add_linear_gradients(out, "wv", "bv", value);
+  add_linear_gradients(out, "wo", "bo", projection);
+}
+
 }  // namespace tplab

@@ -71,10 +71,9 @@ std::vector<std::string> scheme_names() {
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
-  if (name == "1d") return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{false, options.overlap});
-  if (name == "1d-sp") {
-    return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true, options.overlap});
-  }
+  const ExecutionPolicy policy{.overlap = options.overlap, .regather = options.regather};
+  if (name == "1d") return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{false}, policy);
+  if (name == "1d-sp") return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true}, policy);
   if (name == "2d") return std::make_unique<tp2d::Scheme2D>(options.overlap);
   if (name == "2.5d") {
     if (options.depth < 0) {

@@ -1,8 +1,14 @@
 /// @file
-/// ColumnParallelLinear: Y = X W + b with W split by columns over t ranks.
+/// ColumnParallelLinear: Y = X W + b with W split by columns over t ranks, and InputOperator,
+/// the f (or its sequence-parallel form) that stands before it.
 #pragma once
 
+#include <memory>
+
+#include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "scheme/execution_policy.hpp"
+#include "tp1d/mode_1d.hpp"
 
 namespace tplab::tp1d {
 
@@ -13,8 +19,8 @@ namespace tplab::tp1d {
 ///
 /// The partial dX_r is returned as is: the caller sums it over ranks with operator f, once for
 /// all column layers that share an input (Q, K and V), instead of once per layer. A sublayer
-/// that keeps the input itself (SublayerInput) uses apply(), input_grad() and weight_grads(),
-/// which let it sum dX while the weight gradients are computed.
+/// whose InputOperator keeps the input uses apply(), input_grad() and weight_grads(), which
+/// let it sum dX while the weight gradients are computed.
 class ColumnParallelLinear {
  public:
   /// A layer holding this rank\'s weight and bias shards (see the class comment).
@@ -45,5 +51,35 @@ class ColumnParallelLinear {
   Tensor x_;
   Tensor weight_grad_, bias_grad_;
 };
+
+/// What stands between a sublayer's input and its column-parallel linears (Q, K, V; or fc1),
+/// picked once when the sublayer is built (make_input_operator):
+///
+///   f:   forward  X[m, h] (replicated) passes unchanged and is kept
+///        backward the partial dX [m, h] of the linears is all-reduced
+///   SP:  forward  X_r[m/t, h] (this rank's tokens) is kept; all_gather -> X[m, h]
+///        backward X is all-gathered again from the kept shard for the weight gradients,
+///                 and the partial dX [m, h] is reduce-scattered to dX_r[m/t, h]
+///
+/// Keeping the shard and gathering it again costs one all-gather of [m, h] per sublayer in
+/// backward and saves (t-1)/t of the [m, h] input (Megatron does the same). Backward's
+/// collectives follow the ExecutionPolicy: with overlap they are started and return at once.
+class InputOperator {
+ public:
+  virtual ~InputOperator() = default;
+  /// This rank's input -> the whole input X [m, h] the column-parallel linears read.
+  virtual Tensor forward(const Tensor& x) = 0;
+  /// X [m, h] again, for the linears' weight gradients: the kept input, or the kept shard
+  /// all-gathered (SP).
+  virtual PendingTensor input_for_backward() = 0;
+  /// The linears' partial dX [m, h] -> dX summed over the group, in forward's input layout.
+  virtual PendingTensor backward(Tensor partial) = 0;
+  /// Bytes kept from forward for backward: the input, whole (f) or this rank's tokens (SP).
+  virtual std::size_t saved_bytes() const = 0;
+};
+
+/// f, or the sequence-parallel all-gather when `mode` says so, over the group `tp`.
+std::unique_ptr<InputOperator> make_input_operator(Device& device, Comm& tp, Mode1D mode,
+                                                   ExecutionPolicy policy);
 
 }  // namespace tplab::tp1d

@@ -1,8 +1,11 @@
 /// @file
-/// Megatron's conjugate operators f and g (Shoeybi et al. 2019, section 3).
+/// Megatron's conjugate operators f and g (Shoeybi et al. 2019, section 3). The operators a 1D
+/// sublayer picks once, f or g or their sequence-parallel forms, are InputOperator
+/// (column_parallel_linear.hpp) and OutputOperator (row_parallel_linear.hpp).
 #pragma once
 
 #include "comm/comm.hpp"
+#include "scheme/execution_policy.hpp"
 
 namespace tplab::tp1d {
 
@@ -13,6 +16,10 @@ struct OperatorF {
   static const Tensor& forward(const Tensor& x) { return x; }
   /// Backward: the partial input gradients are summed over the group.
   static void backward(Comm& tp, Tensor& dx) { tp.all_reduce(dx); }
+  /// Backward, started when `policy` overlaps: dx holds the sum once the request completes.
+  static CommRequest backward(Comm& tp, Tensor& dx, const ExecutionPolicy& policy) {
+    return policy.all_reduce(tp, dx);
+  }
 };
 
 /// g: all-reduce forward, identity backward. It stands after a row-parallel layer, whose

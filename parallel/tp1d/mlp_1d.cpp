@@ -3,21 +3,23 @@
 namespace tplab::tp1d {
 
 Mlp1D::Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation,
-             Mode1D mode)
+             ExecutionPolicy policy, Mode1D mode)
     : device_(device),
       activation_(activation),
-      input_(device, tp, mode),
+      input_(make_input_operator(device, tp, mode, policy)),
       fc1_(device, parameters.at("w1"), parameters.at("b1")),
-      fc2_(device, tp, parameters.at("w2"), parameters.at("b2"), mode) {}
+      fc2_(device, tp, parameters.at("w2"), parameters.at("b2"), mode, policy) {}
 
 Tensor Mlp1D::forward(const Tensor& x) {
-  hidden_ = fc1_.apply(input_.forward(x));  // [m, 4h/t]
+  hidden_ = fc1_.apply(input_->forward(x));  // f, then [m, h] x [h, 4h/t] -> [m, 4h/t]
   if (activation_ == Activation::none) return fc2_.forward(hidden_);
   Tensor activated = device_.empty(hidden_.extents(), hidden_.dtype());
   device_.gelu_forward(hidden_, activated);
   return fc2_.forward(activated);  // [m, h] all-reduced (g), or [m/t, h] (SP)
 }
 
+// With overlap, each collective below travels during the product that follows it: the SP
+// re-gather of X during dX's product, the sum of dX during the weight gradient.
 Tensor Mlp1D::backward(const Tensor& dout) {
   Tensor dhidden = fc2_.backward(dout);  // [m, 4h/t]
   if (activation_ == Activation::gelu) {
@@ -25,14 +27,18 @@ Tensor Mlp1D::backward(const Tensor& dout) {
     dhidden = device_.empty(hidden_.extents(), hidden_.dtype());
     device_.gelu_backward(hidden_, dactivated, dhidden);
   }
-  return input_.backward([&] { return fc1_.input_grad(dhidden); },  // partial [m, h]
-                         [&](const Tensor& input) { fc1_.weight_grads(input, dhidden); });
+  PendingTensor input = input_->input_for_backward();  // X [m, h]: kept, or gathered again (SP)
+  Tensor partial = fc1_.input_grad(dhidden);           // [m, 4h/t] x [h, 4h/t]^T -> [m, h], partial
+  const Tensor& x = input.wait();
+  PendingTensor dx = input_->backward(std::move(partial));  // f: all-reduce; SP: reduce-scatter
+  fc1_.weight_grads(x, dhidden);                            // [m, h]^T x [m, 4h/t] -> [h, 4h/t]
+  return dx.wait();                                         // [m, h], or [m/t, h] (SP)
 }
 
 std::size_t Mlp1D::saved_bytes() const {
   // Without an activation, fc2's input is fc1's output itself: counted once.
   const std::size_t fc2_input = activation_ == Activation::gelu ? fc2_.saved_bytes() : 0;
-  return input_.saved_bytes() + hidden_.bytes() + fc2_input;
+  return input_->saved_bytes() + hidden_.bytes() + fc2_input;
 }
 
 void Mlp1D::collect_gradients(TensorMap& out) const {

@@ -6,9 +6,7 @@
 #include "layers/activation.hpp"
 #include "layers/sublayer.hpp"
 #include "tp1d/column_parallel_linear.hpp"
-#include "tp1d/mode_1d.hpp"
 #include "tp1d/row_parallel_linear.hpp"
-#include "tp1d/sublayer_input.hpp"
 
 namespace tplab::tp1d {
 
@@ -17,12 +15,12 @@ namespace tplab::tp1d {
 /// holds whole elements of fc1's output, never partial sums.
 ///
 /// With sequence parallelism X and the output are this rank's tokens [m/t, h]: f all-gathers
-/// X and fc2 reduce-scatters its output (see SublayerInput, RowParallelLinear).
+/// X and fc2 reduce-scatters its output (see InputOperator, OutputOperator).
 class Mlp1D final : public Sublayer {
  public:
-  /// The sublayer of this rank, from its parameter shards.
+  /// The sublayer of this rank, from its parameter shards; its operators are picked here.
   Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation activation,
-        Mode1D mode = {});
+        ExecutionPolicy policy = {}, Mode1D mode = {});
 
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dout) override;
@@ -32,7 +30,7 @@ class Mlp1D final : public Sublayer {
  private:
   Device& device_;
   Activation activation_;
-  SublayerInput input_;
+  std::unique_ptr<InputOperator> input_;  // f, or its sequence-parallel form
   ColumnParallelLinear fc1_;
   RowParallelLinear fc2_;
   Tensor hidden_;  // fc1's output, kept for GELU's backward

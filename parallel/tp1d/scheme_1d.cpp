@@ -5,47 +5,34 @@
 #include "core/error.hpp"
 #include "grid/grid_1d.hpp"
 #include "layers/pre_ln_block.hpp"
+#include "scheme/grid_module.hpp"
 #include "tp1d/attention_1d.hpp"
 #include "tp1d/mlp_1d.hpp"
 
 namespace tplab::tp1d {
 namespace {
 
-/// Owns the grid so that its communicator outlives the layers that use it.
-class Module1D final : public ParallelModule {
- public:
-  Module1D(Grid1D grid, Device& device, const BlockShape& shape, Workload workload,
-           const TensorMap& p, Mode1D mode)
-      : grid_(std::move(grid)) {
-    Comm& tp = *grid_.tp;
-    if (workload == Workload::linear_pair) {
-      inner_ = std::make_unique<SublayerModule>(
-          std::make_unique<Mlp1D>(device, tp, p, Activation::none, mode));
-      return;
-    }
-    // LayerNorm sees whole rows: no feature group. Its parameters are replicated; with
-    // sequence parallelism each rank normalizes other tokens, so their gradients are summed
-    // over the group.
-    Comm* replicas = mode.sequence_parallel ? &tp : nullptr;
-    inner_ = std::make_unique<PreLnBlock>(
-        device,
-        std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln1_gamma"),
-                                    p.at("ln1_beta")),
-        std::make_unique<Attention1D>(device, tp, shape, p, mode),
-        std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln2_gamma"),
-                                    p.at("ln2_beta")),
-        std::make_unique<Mlp1D>(device, tp, p, Activation::gelu, mode));
+/// The block (or linear pair) of this rank on the group `tp`.
+std::unique_ptr<ParallelModule> make_block(Device& device, Comm& tp, const BlockShape& shape,
+                                           Workload workload, const TensorMap& p,
+                                           ExecutionPolicy policy, Mode1D mode) {
+  if (workload == Workload::linear_pair) {
+    return std::make_unique<SublayerModule>(
+        std::make_unique<Mlp1D>(device, tp, p, Activation::none, policy, mode));
   }
-
-  Tensor forward(const Tensor& x) override { return inner_->forward(x); }
-  Tensor backward(const Tensor& dy) override { return inner_->backward(dy); }
-  TensorMap gradients() const override { return inner_->gradients(); }
-  std::size_t saved_bytes() const override { return inner_->saved_bytes(); }
-
- private:
-  Grid1D grid_;
-  std::unique_ptr<ParallelModule> inner_;
-};
+  // LayerNorm sees whole rows: no feature group. Its parameters are replicated; with
+  // sequence parallelism each rank normalizes other tokens, so their gradients are summed
+  // over the group.
+  Comm* replicas = mode.sequence_parallel ? &tp : nullptr;
+  return std::make_unique<PreLnBlock>(
+      device,
+      std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln1_gamma"),
+                                  p.at("ln1_beta")),
+      std::make_unique<Attention1D>(device, tp, shape, p, policy, mode),
+      std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln2_gamma"),
+                                  p.at("ln2_beta")),
+      std::make_unique<Mlp1D>(device, tp, p, Activation::gelu, policy, mode));
+}
 
 }  // namespace
 
@@ -109,8 +96,9 @@ std::unique_ptr<ParallelModule> Scheme1D::make_module(Comm& world, Device& devic
                                                       const BlockShape& shape, Workload workload,
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
-  return std::make_unique<Module1D>(Grid1D::build(world), device, shape, workload, parameters,
-                                    mode_);
+  return std::make_unique<GridModule<Grid1D>>(Grid1D::build(world), [&](Grid1D& grid) {
+    return make_block(device, *grid.tp, shape, workload, parameters, policy_, mode_);
+  });
 }
 
 }  // namespace tplab::tp1d

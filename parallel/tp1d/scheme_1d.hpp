@@ -3,6 +3,7 @@
 /// sequence parallelism.
 #pragma once
 
+#include "scheme/execution_policy.hpp"
 #include "scheme/scheme.hpp"
 #include "tp1d/mode_1d.hpp"
 
@@ -13,8 +14,9 @@ namespace tplab::tp1d {
 /// split by tokens, rank r holding rows [r*m/t, (r+1)*m/t) of the m = b*s tokens.
 class Scheme1D final : public Scheme {
  public:
-  /// The scheme `mode` describes: "1d-sp" with sequence parallelism, "1d" without.
-  explicit Scheme1D(Mode1D mode = {}) : mode_(mode) {}
+  /// The scheme `mode` describes ("1d-sp" with sequence parallelism, "1d" without), run
+  /// under `policy`.
+  explicit Scheme1D(Mode1D mode = {}, ExecutionPolicy policy = {}) : mode_(mode), policy_(policy) {}
   std::string name() const override { return mode_.sequence_parallel ? "1d-sp" : "1d"; }
   std::vector<int> default_world_sizes() const override { return {1, 2, 4}; }
   std::string describe_grid(int world_size, const BlockShape&) const override {
@@ -29,6 +31,7 @@ class Scheme1D final : public Scheme {
 
  private:
   Mode1D mode_;
+  ExecutionPolicy policy_;
 };
 
 }  // namespace tplab::tp1d

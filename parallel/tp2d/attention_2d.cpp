@@ -3,13 +3,13 @@
 namespace tplab::tp2d {
 
 Attention2D::Attention2D(Device& device, Grid2D& grid, std::int64_t batch, std::int64_t heads,
-                         std::int64_t head_dim, const TensorMap& parameters)
+                         std::int64_t head_dim, const TensorMap& parameters, ExecutionPolicy policy)
     : device_(device),
-      query_(device, grid, parameters.at("wq"), parameters.at("bq")),
-      key_(device, grid, parameters.at("wk"), parameters.at("bk")),
-      value_(device, grid, parameters.at("wv"), parameters.at("bv")),
+      query_(device, grid, parameters.at("wq"), parameters.at("bq"), policy),
+      key_(device, grid, parameters.at("wk"), parameters.at("bk"), policy),
+      value_(device, grid, parameters.at("wv"), parameters.at("bv"), policy),
       core_(device, batch, heads, head_dim),
-      projection_(device, grid, parameters.at("wo"), parameters.at("bo")) {}
+      projection_(device, grid, parameters.at("wo"), parameters.at("bo"), policy) {}
 
 Tensor Attention2D::forward(const Tensor& a) {
   const Tensor q = query_.forward(a);  // [m/q, h/q]: token block i, heads of block j
@@ -20,10 +20,11 @@ Tensor Attention2D::forward(const Tensor& a) {
 }
 
 Tensor Attention2D::backward(const Tensor& dout) {
-  const Tensor dctx = projection_.backward(dout);
+  const Tensor dctx = projection_.backward(dout);  // SUMMA: [m/q, h/q] -> [m/q, h/q]
   Tensor dq, dk, dv;
-  core_.backward(dctx, dq, dk, dv);
-  Tensor da = query_.backward(dq);  // each already summed over the mesh by SUMMA
+  core_.backward(dctx, dq, dk, dv);  // [m/q, h/q] each
+  // SUMMA: [m/q, h/q] -> [m/q, h/q] each, already summed over the mesh
+  Tensor da = query_.backward(dq);
   device_.add_inplace(da, key_.backward(dk));
   device_.add_inplace(da, value_.backward(dv));
   return da;
@@ -35,10 +36,7 @@ std::size_t Attention2D::saved_bytes() const {
 }
 
 void Attention2D::collect_gradients(TensorMap& out) const {
-  add_linear_gradients(out, "wq", "bq", query_);
-  add_linear_gradients(out, "wk", "bk", key_);
-  add_linear_gradients(out, "wv", "bv", value_);
-  add_linear_gradients(out, "wo", "bo", projection_);
+  add_attention_gradients(out, query_, key_, value_, projection_);
 }
 
 }  // namespace tplab::tp2d

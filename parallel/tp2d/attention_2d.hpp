@@ -5,6 +5,7 @@
 #include "grid/grid_2d.hpp"
 #include "layers/causal_attention.hpp"
 #include "layers/sublayer.hpp"
+#include "scheme/execution_policy.hpp"
 #include "tp2d/linear_2d.hpp"
 
 namespace tplab::tp2d {
@@ -16,7 +17,7 @@ class Attention2D final : public Sublayer {
  public:
   /// `batch`: the sequences in this rank's token block; `heads`: the heads in its feature block.
   Attention2D(Device& device, Grid2D& grid, std::int64_t batch, std::int64_t heads,
-              std::int64_t head_dim, const TensorMap& parameters);
+              std::int64_t head_dim, const TensorMap& parameters, ExecutionPolicy policy = {});
 
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;

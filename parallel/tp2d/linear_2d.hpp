@@ -4,6 +4,7 @@
 
 #include "device/device.hpp"
 #include "grid/grid_2d.hpp"
+#include "scheme/execution_policy.hpp"
 
 namespace tplab::tp2d {
 
@@ -20,7 +21,7 @@ namespace tplab::tp2d {
 class Linear2D {
  public:
   /// A layer holding this rank\'s weight and bias shards (see the class comment).
-  Linear2D(Device& device, Grid2D& grid, Tensor weight, Tensor bias);
+  Linear2D(Device& device, Grid2D& grid, Tensor weight, Tensor bias, ExecutionPolicy policy = {});
 
   /// This rank's input shard -> its output shard; keeps the input for backward.
   Tensor forward(const Tensor& x);
@@ -37,6 +38,7 @@ class Linear2D {
  private:
   Device& device_;
   Grid2D& grid_;
+  ExecutionPolicy policy_;  // with overlap, SUMMA starts each step's broadcasts a step early
   Tensor weight_, bias_;
   Tensor x_;
   Tensor weight_grad_, bias_grad_;

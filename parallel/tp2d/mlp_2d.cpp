@@ -2,11 +2,12 @@
 
 namespace tplab::tp2d {
 
-Mlp2D::Mlp2D(Device& device, Grid2D& grid, const TensorMap& parameters, Activation activation)
+Mlp2D::Mlp2D(Device& device, Grid2D& grid, const TensorMap& parameters, Activation activation,
+             ExecutionPolicy policy)
     : device_(device),
       activation_(activation),
-      fc1_(device, grid, parameters.at("w1"), parameters.at("b1")),
-      fc2_(device, grid, parameters.at("w2"), parameters.at("b2")) {}
+      fc1_(device, grid, parameters.at("w1"), parameters.at("b1"), policy),
+      fc2_(device, grid, parameters.at("w2"), parameters.at("b2"), policy) {}
 
 Tensor Mlp2D::forward(const Tensor& x) {
   hidden_ = fc1_.forward(x);  // [m/q, 4h/q]

@@ -5,6 +5,7 @@
 #include "grid/grid_2d.hpp"
 #include "layers/activation.hpp"
 #include "layers/sublayer.hpp"
+#include "scheme/execution_policy.hpp"
 #include "tp2d/linear_2d.hpp"
 
 namespace tplab::tp2d {
@@ -14,7 +15,8 @@ namespace tplab::tp2d {
 class Mlp2D final : public Sublayer {
  public:
   /// The sublayer of this rank, from its parameter shards.
-  Mlp2D(Device& device, Grid2D& grid, const TensorMap& parameters, Activation activation);
+  Mlp2D(Device& device, Grid2D& grid, const TensorMap& parameters, Activation activation,
+        ExecutionPolicy policy = {});
 
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dout) override;

@@ -3,31 +3,11 @@
 #include <fmt/format.h>
 
 #include "layers/pre_ln_block.hpp"
+#include "scheme/grid_module.hpp"
 #include "tp2d/attention_2d.hpp"
 #include "tp2d/mlp_2d.hpp"
 
 namespace tplab::tp2d {
-namespace {
-
-/// Owns the grid so that its communicators outlive the layers that use them.
-class Module2D final : public ParallelModule {
- public:
-  Module2D(Grid2D grid, Device& device, const BlockShape& shape, Workload workload,
-           const TensorMap& parameters)
-      : grid_(std::move(grid)),
-        inner_(make_mesh_module(device, grid_, shape, shape.b / grid_.q, workload, parameters)) {}
-
-  Tensor forward(const Tensor& x) override { return inner_->forward(x); }
-  Tensor backward(const Tensor& dy) override { return inner_->backward(dy); }
-  TensorMap gradients() const override { return inner_->gradients(); }
-  std::size_t saved_bytes() const override { return inner_->saved_bytes(); }
-
- private:
-  Grid2D grid_;
-  std::unique_ptr<ParallelModule> inner_;
-};
-
-}  // namespace
 
 std::string Scheme2D::why_not(int world_size, const BlockShape& shape) const {
   const int q = square_root(world_size);
@@ -84,10 +64,11 @@ std::vector<TensorPlacement> Scheme2D::placements(int world_size, const BlockSha
 
 std::unique_ptr<ParallelModule> make_mesh_module(Device& device, Grid2D& grid,
                                                  const BlockShape& shape, std::int64_t batch,
-                                                 Workload workload, const TensorMap& p) {
+                                                 Workload workload, const TensorMap& p,
+                                                 ExecutionPolicy policy) {
   if (workload == Workload::linear_pair) {
     return std::make_unique<SublayerModule>(
-        std::make_unique<Mlp2D>(device, grid, p, Activation::none));
+        std::make_unique<Mlp2D>(device, grid, p, Activation::none, policy));
   }
   // A token's features are spread over its row: the statistics are all-reduced there. gamma
   // and beta blocks repeat down a column: their gradients are summed there.
@@ -97,18 +78,19 @@ std::unique_ptr<ParallelModule> make_mesh_module(Device& device, Grid2D& grid,
   };
   return std::make_unique<PreLnBlock>(
       device, layernorm("ln1_gamma", "ln1_beta"),
-      std::make_unique<Attention2D>(device, grid, batch, shape.heads / grid.q, shape.head_dim(), p),
+      std::make_unique<Attention2D>(device, grid, batch, shape.heads / grid.q, shape.head_dim(), p,
+                                    policy),
       layernorm("ln2_gamma", "ln2_beta"),
-      std::make_unique<Mlp2D>(device, grid, p, Activation::gelu));
+      std::make_unique<Mlp2D>(device, grid, p, Activation::gelu, policy));
 }
 
 std::unique_ptr<ParallelModule> Scheme2D::make_module(Comm& world, Device& device,
                                                       const BlockShape& shape, Workload workload,
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
-  Grid2D grid = Grid2D::build(world);
-  grid.overlap = overlap_;
-  return std::make_unique<Module2D>(std::move(grid), device, shape, workload, parameters);
+  return std::make_unique<GridModule<Grid2D>>(Grid2D::build(world), [&](Grid2D& grid) {
+    return make_mesh_module(device, grid, shape, shape.b / grid.q, workload, parameters, policy_);
+  });
 }
 
 }  // namespace tplab::tp2d

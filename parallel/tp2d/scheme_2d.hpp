@@ -3,6 +3,7 @@
 #pragma once
 
 #include "grid/grid_2d.hpp"
+#include "scheme/execution_policy.hpp"
 #include "scheme/scheme.hpp"
 
 namespace tplab::tp2d {
@@ -13,7 +14,7 @@ namespace tplab::tp2d {
 class Scheme2D final : public Scheme {
  public:
   /// With `overlap`, SUMMA starts each step's broadcasts during the previous step's product.
-  explicit Scheme2D(bool overlap = false) : overlap_(overlap) {}
+  explicit Scheme2D(bool overlap = false) : policy_{.overlap = overlap} {}
   std::string name() const override { return "2d"; }
   std::vector<int> default_world_sizes() const override { return {4, 9}; }
   std::string describe_grid(int world_size, const BlockShape&) const override {
@@ -27,7 +28,7 @@ class Scheme2D final : public Scheme {
                                               TensorMap parameters) const override;
 
  private:
-  bool overlap_;
+  ExecutionPolicy policy_;
 };
 
 /// The placements of 2.5D with `depth` layers (2D is depth 1): rank (i, j, k) holds token block
@@ -40,6 +41,7 @@ std::vector<TensorPlacement> mesh_placements(int world_size, int depth, const Bl
 /// Parameter gradients come out summed over the mesh's columns, as 2D needs them.
 std::unique_ptr<ParallelModule> make_mesh_module(Device& device, Grid2D& grid,
                                                  const BlockShape& shape, std::int64_t batch,
-                                                 Workload workload, const TensorMap& parameters);
+                                                 Workload workload, const TensorMap& parameters,
+                                                 ExecutionPolicy policy = {});
 
 }  // namespace tplab::tp2d

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "grid/grid_2p5d.hpp"
+#include "scheme/grid_module.hpp"
 #include "tp2d/scheme_2d.hpp"
 
 namespace tplab::tp2p5d {
@@ -15,38 +16,32 @@ bool fits(int d, int q, const BlockShape& shape) {
 }
 
 /// The 2D block of this rank's depth layer, then the depth all-reduce of every gradient.
-class Module2p5D final : public ParallelModule {
+class Module2p5D final : public GridModule<Grid2p5D> {
  public:
   Module2p5D(Grid2p5D grid, Device& device, const BlockShape& shape, Workload workload,
-             const TensorMap& parameters)
-      : grid_(std::move(grid)),
-        inner_(tp2d::make_mesh_module(device, grid_.layer, shape,
-                                      shape.b / (grid_.d * grid_.layer.q), workload, parameters)) {}
-
-  Tensor forward(const Tensor& x) override { return inner_->forward(x); }
+             const TensorMap& parameters, ExecutionPolicy policy)
+      : GridModule(std::move(grid),
+                   [&](Grid2p5D& g) {
+                     return tp2d::make_mesh_module(device, g.layer, shape,
+                                                   shape.b / (g.d * g.layer.q), workload,
+                                                   parameters, policy);
+                   }),
+        policy_(policy) {}
 
   Tensor backward(const Tensor& dy) override {
-    Tensor dx = inner_->backward(dy);
+    Tensor dx = GridModule::backward(dy);
     // Each layer's gradients cover its own tokens only; the weights they update are the same
     // on every layer, so the layers' gradients are summed (in name order on every rank).
     std::vector<CommRequest> sums;
-    for (auto& [name, grad] : inner_->gradients()) {
-      if (grid_.layer.overlap) {
-        sums.push_back(grid_.depth->start_all_reduce(grad));
-      } else {
-        grid_.depth->all_reduce(grad);
-      }
+    for (auto& [name, grad] : gradients()) {
+      sums.push_back(policy_.all_reduce(*grid().depth, grad));
     }
     for (CommRequest& sum : sums) sum.wait();
     return dx;
   }
 
-  TensorMap gradients() const override { return inner_->gradients(); }
-  std::size_t saved_bytes() const override { return inner_->saved_bytes(); }
-
  private:
-  Grid2p5D grid_;
-  std::unique_ptr<ParallelModule> inner_;
+  ExecutionPolicy policy_;
 };
 
 }  // namespace
@@ -95,9 +90,8 @@ std::unique_ptr<ParallelModule> Scheme2p5D::make_module(Comm& world, Device& dev
                                                         const BlockShape& shape, Workload workload,
                                                         TensorMap parameters) const {
   validate(world.size(), shape);
-  Grid2p5D grid = Grid2p5D::build(world, depth_for(world.size(), shape));
-  grid.layer.overlap = overlap_;
-  return std::make_unique<Module2p5D>(std::move(grid), device, shape, workload, parameters);
+  return std::make_unique<Module2p5D>(Grid2p5D::build(world, depth_for(world.size(), shape)),
+                                      device, shape, workload, parameters, policy_);
 }
 
 }  // namespace tplab::tp2p5d

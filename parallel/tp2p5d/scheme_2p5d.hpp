@@ -2,6 +2,7 @@
 /// Scheme2p5D: Tesseract-style 2.5D tensor parallelism on d layers of q x q meshes.
 #pragma once
 
+#include "scheme/execution_policy.hpp"
 #include "scheme/scheme.hpp"
 
 namespace tplab::tp2p5d {
@@ -15,7 +16,8 @@ class Scheme2p5D final : public Scheme {
   /// depth 0 picks d for each world size: d = p / q^2 with the largest usable q. With
   /// `overlap`, SUMMA starts each step's broadcasts during the previous step's product, and
   /// the depth all-reduces of the gradients are all started before any is waited for.
-  explicit Scheme2p5D(int depth, bool overlap = false) : depth_(depth), overlap_(overlap) {}
+  explicit Scheme2p5D(int depth, bool overlap = false)
+      : depth_(depth), policy_{.overlap = overlap} {}
   std::string name() const override { return "2.5d"; }
   std::vector<int> default_world_sizes() const override;
   std::string describe_grid(int world_size, const BlockShape& shape) const override;
@@ -31,7 +33,7 @@ class Scheme2p5D final : public Scheme {
 
  private:
   int depth_;
-  bool overlap_;
+  ExecutionPolicy policy_;
 };
 
 }  // namespace tplab::tp2p5d

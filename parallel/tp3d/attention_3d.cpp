@@ -5,16 +5,16 @@
 namespace tplab::tp3d {
 
 Attention3D::Attention3D(Device& device, const Grid3D& grid, const BlockShape& shape,
-                         const TensorMap& parameters, bool regather)
+                         const TensorMap& parameters, ExecutionPolicy policy)
     : device_(device),
-      input_(device, grid, kReadsBlockLayout, regather),
-      query_(device, grid, kReadsBlockLayout, parameters.at("wq"), parameters.at("bq"), regather),
-      key_(device, grid, kReadsBlockLayout, parameters.at("wk"), parameters.at("bk"), regather),
-      value_(device, grid, kReadsBlockLayout, parameters.at("wv"), parameters.at("bv"), regather),
+      input_(device, grid, kReadsBlockLayout, policy),
+      query_(device, grid, kReadsBlockLayout, parameters.at("wq"), parameters.at("bq"), policy),
+      key_(device, grid, kReadsBlockLayout, parameters.at("wk"), parameters.at("bk"), policy),
+      value_(device, grid, kReadsBlockLayout, parameters.at("wv"), parameters.at("bv"), policy),
       core_(device, *grid.output_weight, shape.b, shape.s, shape.heads / grid.q, shape.head_dim()),
-      projection_input_(device, grid, kWritesBlockLayout, regather),
+      projection_input_(device, grid, kWritesBlockLayout, policy),
       projection_(device, grid, kWritesBlockLayout, parameters.at("wo"), parameters.at("bo"),
-                  regather) {}
+                  policy) {}
 
 Tensor Attention3D::forward(const Tensor& a) {
   const Tensor a_gathered = input_.forward(a);  // [m/q, h/q]
@@ -30,15 +30,18 @@ Tensor Attention3D::forward(const Tensor& a) {
 }
 
 Tensor Attention3D::backward(const Tensor& dout) {
-  const Tensor dctx = projection_input_.backward(
-      projection_.backward(dout, projection_input_.gathered_for_backward()));
+  const Tensor ctx_gathered = projection_input_.gathered_for_backward();  // ctx~ [m/q, h/q]
+  // dout [m/q^2, h/q] -> dctx~ [m/q, h/q], this rank's share (see Linear3D for the products)
+  const Tensor dctx_gathered = projection_.backward(dout, ctx_gathered);
+  const Tensor dctx = projection_input_.backward(dctx_gathered);  // [m/q^2, h/q]
   Tensor dq, dk, dv;
-  core_.backward(dctx, dq, dk, dv);
-  const Tensor a_gathered = input_.gathered_for_backward();
-  Tensor da_gathered = query_.backward(dq, a_gathered);  // [m/q, h/q], this layer's share
+  core_.backward(dctx, dq, dk, dv);                          // [m/q^2, h/q] each
+  const Tensor a_gathered = input_.gathered_for_backward();  // A~ [m/q, h/q]
+  // [m/q^2, h/q] -> dA~ [m/q, h/q] each, this rank's share; summed before one reduce-scatter
+  Tensor da_gathered = query_.backward(dq, a_gathered);
   device_.add_inplace(da_gathered, key_.backward(dk, a_gathered));
   device_.add_inplace(da_gathered, value_.backward(dv, a_gathered));
-  return input_.backward(da_gathered);  // [m/q^2, h/q]
+  return input_.backward(da_gathered);  // [m/q, h/q] -> [m/q^2, h/q]
 }
 
 std::size_t Attention3D::saved_bytes() const {
@@ -47,10 +50,7 @@ std::size_t Attention3D::saved_bytes() const {
 }
 
 void Attention3D::collect_gradients(TensorMap& out) const {
-  add_linear_gradients(out, "wq", "bq", query_);
-  add_linear_gradients(out, "wk", "bk", key_);
-  add_linear_gradients(out, "wv", "bv", value_);
-  add_linear_gradients(out, "wo", "bo", projection_);
+  add_attention_gradients(out, query_, key_, value_, projection_);
 }
 
 }  // namespace tplab::tp3d

@@ -31,7 +31,7 @@ class Attention3D final : public Sublayer {
  public:
   /// The sublayer of this rank, from its parameter shards.
   Attention3D(Device& device, const Grid3D& grid, const BlockShape& shape,
-              const TensorMap& parameters, bool regather);
+              const TensorMap& parameters, ExecutionPolicy policy);
 
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;

@@ -4,8 +4,9 @@
 
 namespace tplab::tp3d {
 
-InputGather3D::InputGather3D(Device& device, const Grid3D& grid, LinearRoles roles, bool regather)
-    : device_(device), input_group_(grid.axis(roles.input)), regather_(regather) {}
+InputGather3D::InputGather3D(Device& device, const Grid3D& grid, LinearRoles roles,
+                             ExecutionPolicy policy)
+    : device_(device), input_group_(grid.axis(roles.input)), regather_(policy.regather) {}
 
 Tensor InputGather3D::gather(const Tensor& x) {
   // the q row blocks of the input group, stacked in its order: [m/q^2, in/q] -> [m/q, in/q]

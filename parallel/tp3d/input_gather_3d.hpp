@@ -3,6 +3,7 @@
 #pragma once
 
 #include "device/device.hpp"
+#include "scheme/execution_policy.hpp"
 #include "tp3d/linear_roles.hpp"
 
 namespace tplab::tp3d {
@@ -17,12 +18,13 @@ namespace tplab::tp3d {
 /// (as Megatron's operator f does for its column-parallel layers).
 ///
 /// The memory trade: X~ is q times larger than X. By default it is kept from forward for the
-/// weight gradients of backward; with `regather` only X is kept and X~ is gathered again in
-/// backward, which costs one more all-gather.
+/// weight gradients of backward; with the policy's `regather` only X is kept and X~ is gathered
+/// again in backward, which costs one more all-gather.
 class InputGather3D {
  public:
-  /// Gathers for layers in `roles`; with `regather`, again in backward instead of keeping it.
-  InputGather3D(Device& device, const Grid3D& grid, LinearRoles roles, bool regather);
+  /// Gathers for layers in `roles`; with `policy.regather`, again in backward instead of
+  /// keeping it.
+  InputGather3D(Device& device, const Grid3D& grid, LinearRoles roles, ExecutionPolicy policy = {});
 
   /// X -> X~; keeps X~, or X alone when regathering.
   Tensor forward(const Tensor& x);

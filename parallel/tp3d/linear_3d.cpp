@@ -5,13 +5,12 @@
 namespace tplab::tp3d {
 
 Linear3D::Linear3D(Device& device, const Grid3D& grid, LinearRoles roles, Tensor weight,
-                   Tensor bias, bool regather)
+                   Tensor bias, ExecutionPolicy policy)
     : device_(device),
       weight_group_(grid.axis(Axis3D::weight)),
       output_group_(grid.axis(roles.output)),
       bias_group_(grid.plane_with_weight(roles.output)),
-      regather_(regather),
-      overlap_(grid.overlap),
+      policy_(policy),
       weight_(std::move(weight)),
       bias_(std::move(bias)) {}
 
@@ -24,7 +23,7 @@ Tensor Linear3D::gather_weight() {
 }
 
 void Linear3D::prefetch_weight() {
-  if (!overlap_ || prefetched_.defined()) return;
+  if (!policy_.overlap || prefetched_.defined()) return;
   // [in/q^2, out/q] -> [in/q, out/q]
   prefetched_ =
       device_.empty({weight_.rows() * weight_group_.size(), weight_.cols()}, weight_.dtype());
@@ -40,7 +39,7 @@ Tensor Linear3D::forward(const Tensor& x_gathered) {
   } else {
     weight_gathered = gather_weight();
   }
-  if (!regather_) weight_gathered_ = weight_gathered;
+  if (!policy_.regather) weight_gathered_ = weight_gathered;
   Tensor partial = device_.empty({x_gathered.rows(), weight_.cols()}, x_gathered.dtype());
   // [m/q, in/q] x [in/q, out/q] -> [m/q, out/q]   (a partial sum: this rank's in-features only)
   device_.matmul(x_gathered, Transpose::no, weight_gathered, Transpose::no, partial);
@@ -55,18 +54,15 @@ Tensor Linear3D::forward(const Tensor& x_gathered) {
 Tensor Linear3D::backward(const Tensor& dy, const Tensor& x_gathered) {
   Tensor dy_gathered = device_.empty({dy.rows() * output_group_.size(), dy.cols()}, dy.dtype());
   output_group_.all_gather(dy, dy_gathered);
-  const Tensor weight_gathered = regather_ ? gather_weight() : weight_gathered_;
+  const Tensor weight_gathered = policy_.regather ? gather_weight() : weight_gathered_;
 
   Tensor weight_grad_gathered = device_.empty(weight_gathered.extents(), dy.dtype());
   // [m/q, in/q]^T x [m/q, out/q] -> [in/q, out/q]   (a partial sum: this rank's tokens)
   device_.matmul(x_gathered, Transpose::yes, dy_gathered, Transpose::no, weight_grad_gathered);
   weight_grad_ = device_.empty(weight_.extents(), dy.dtype());
-  CommRequest weight_sum;  // with overlap, in flight during dX~'s product
-  if (overlap_) {
-    weight_sum = weight_group_.start_reduce_scatter(weight_grad_gathered, weight_grad_);
-  } else {
-    weight_group_.reduce_scatter(weight_grad_gathered, weight_grad_);
-  }
+  // [in/q, out/q] -> [in/q^2, out/q]; with overlap, in flight during dX~'s product
+  CommRequest weight_sum =
+      policy_.reduce_scatter(weight_group_, weight_grad_gathered, weight_grad_);
 
   Tensor dx_gathered = device_.empty(x_gathered.extents(), dy.dtype());
   // [m/q, out/q] x [in/q, out/q]^T -> [m/q, in/q]   (a partial sum: this rank's out-features)

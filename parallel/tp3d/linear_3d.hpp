@@ -3,6 +3,7 @@
 #pragma once
 
 #include "device/device.hpp"
+#include "scheme/execution_policy.hpp"
 #include "tp3d/linear_roles.hpp"
 
 namespace tplab::tp3d {
@@ -30,20 +31,19 @@ namespace tplab::tp3d {
 /// no tensor needs rearranging. The all-gather of X and the reduce-scatter of dX~ belong to
 /// InputGather3D, so that linears reading the same X (Q, K and V) share them.
 ///
-/// W~ is kept from forward for backward, or, with `regather`, gathered again there (see
-/// InputGather3D for the trade). On a grid that overlaps, a sublayer starts the gather of the
-/// next linear's W~ before this one's product (prefetch_weight), and backward starts dW's
+/// W~ is kept from forward for backward, or, with the policy's `regather`, gathered again there
+/// (see InputGather3D for the trade). With the policy's `overlap`, a sublayer starts the gather of
+/// the next linear's W~ before this one's product (prefetch_weight), and backward starts dW's
 /// reduce-scatter before computing dX~, so that both travel during a product.
 class Linear3D {
  public:
-  /// A layer with this rank\'s weight and bias shards, in the given roles; with `regather`,
-  /// the gathered operands are gathered again in backward instead of kept.
+  /// A layer with this rank\'s weight and bias shards, in the given roles, run under `policy`.
   Linear3D(Device& device, const Grid3D& grid, LinearRoles roles, Tensor weight, Tensor bias,
-           bool regather);
+           ExecutionPolicy policy = {});
 
   /// X~ -> Y.
   Tensor forward(const Tensor& x_gathered);
-  /// On a grid that overlaps, starts the all-gather of W~ that the next forward() needs, so
+  /// With the policy's overlap, starts the all-gather of W~ that the next forward() needs, so
   /// that it travels while the caller computes something else (the previous linear's
   /// product); elsewhere does nothing.
   void prefetch_weight();
@@ -56,7 +56,7 @@ class Linear3D {
   /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
   /// Bytes kept from forward for backward: W~, or none when regathering.
-  std::size_t saved_bytes() const { return regather_ ? 0 : weight_gathered_.bytes(); }
+  std::size_t saved_bytes() const { return policy_.regather ? 0 : weight_gathered_.bytes(); }
 
  private:
   Tensor gather_weight();
@@ -65,8 +65,7 @@ class Linear3D {
   Comm& weight_group_;
   Comm& output_group_;
   Comm& bias_group_;
-  bool regather_;
-  bool overlap_;  // the grid's: dW's reduce-scatter travels during dX~'s product
+  ExecutionPolicy policy_;
   Tensor weight_, bias_;
   Tensor weight_gathered_;  // W~, kept unless regathering
   Tensor prefetched_;       // W~ on its way, from prefetch_weight()

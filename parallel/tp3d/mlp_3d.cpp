@@ -5,13 +5,13 @@
 namespace tplab::tp3d {
 
 Mlp3D::Mlp3D(Device& device, const Grid3D& grid, const TensorMap& parameters, Activation activation,
-             bool regather)
+             ExecutionPolicy policy)
     : device_(device),
       activation_(activation),
-      fc1_input_(device, grid, kReadsBlockLayout, regather),
-      fc1_(device, grid, kReadsBlockLayout, parameters.at("w1"), parameters.at("b1"), regather),
-      fc2_input_(device, grid, kWritesBlockLayout, regather),
-      fc2_(device, grid, kWritesBlockLayout, parameters.at("w2"), parameters.at("b2"), regather) {}
+      fc1_input_(device, grid, kReadsBlockLayout, policy),
+      fc1_(device, grid, kReadsBlockLayout, parameters.at("w1"), parameters.at("b1"), policy),
+      fc2_input_(device, grid, kWritesBlockLayout, policy),
+      fc2_(device, grid, kWritesBlockLayout, parameters.at("w2"), parameters.at("b2"), policy) {}
 
 Tensor Mlp3D::forward(const Tensor& x) {
   fc2_.prefetch_weight();  // with overlap, W2~ is gathered during fc1's product
@@ -25,14 +25,19 @@ Tensor Mlp3D::forward(const Tensor& x) {
 }
 
 Tensor Mlp3D::backward(const Tensor& dout) {
-  Tensor dhidden = fc2_input_.backward(
-      fc2_.backward(dout, fc2_input_.gathered_for_backward()));  // [m/q^2, 4h/q]
+  const Tensor activated_gathered = fc2_input_.gathered_for_backward();  // [m/q, 4h/q]
+  // dout [m/q^2, h/q] -> [m/q, 4h/q], this rank's share (see Linear3D for the products)
+  const Tensor dactivated_gathered = fc2_.backward(dout, activated_gathered);
+  Tensor dhidden = fc2_input_.backward(dactivated_gathered);  // [m/q^2, 4h/q]
   if (activation_ == Activation::gelu) {
     const Tensor dactivated = std::move(dhidden);
     dhidden = device_.empty(hidden_.extents(), hidden_.dtype());
     device_.gelu_backward(hidden_, dactivated, dhidden);
   }
-  return fc1_input_.backward(fc1_.backward(dhidden, fc1_input_.gathered_for_backward()));
+  const Tensor x_gathered = fc1_input_.gathered_for_backward();  // X~ [m/q, h/q]
+  // dH [m/q^2, 4h/q] -> dX~ [m/q, h/q], this rank's share
+  const Tensor dx_gathered = fc1_.backward(dhidden, x_gathered);
+  return fc1_input_.backward(dx_gathered);  // [m/q, h/q] -> [m/q^2, h/q]
 }
 
 std::size_t Mlp3D::saved_bytes() const {

@@ -23,7 +23,7 @@ class Mlp3D final : public Sublayer {
  public:
   /// The sublayer of this rank, from its parameter shards.
   Mlp3D(Device& device, const Grid3D& grid, const TensorMap& parameters, Activation activation,
-        bool regather);
+        ExecutionPolicy policy);
 
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dout) override;

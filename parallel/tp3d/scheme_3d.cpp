@@ -7,45 +7,33 @@
 #include "core/error.hpp"
 #include "grid/grid_3d.hpp"
 #include "layers/pre_ln_block.hpp"
+#include "scheme/grid_module.hpp"
 #include "tp3d/attention_3d.hpp"
 #include "tp3d/mlp_3d.hpp"
 
 namespace tplab::tp3d {
 namespace {
 
-/// Owns the grid so that its communicators outlive the layers that use them.
-class Module3D final : public ParallelModule {
- public:
-  Module3D(Grid3D grid, Device& device, const BlockShape& shape, Workload workload,
-           const TensorMap& p, bool regather)
-      : grid_(std::move(grid)) {
-    if (workload == Workload::linear_pair) {
-      inner_ = std::make_unique<SublayerModule>(
-          std::make_unique<Mlp3D>(device, grid_, p, Activation::none, regather));
-      return;
-    }
-    // A token's features lie on its output group; a feature block's parameters are the same
-    // on the q^2 ranks of input_weight, which hold all the tokens.
-    const auto layernorm = [&](const std::string& gamma, const std::string& beta) {
-      return std::make_unique<LayerNorm>(device, grid_.output.get(), grid_.input_weight.get(),
-                                         shape.h, p.at(gamma), p.at(beta));
-    };
-    inner_ = std::make_unique<PreLnBlock>(
-        device, layernorm("ln1_gamma", "ln1_beta"),
-        std::make_unique<Attention3D>(device, grid_, shape, p, regather),
-        layernorm("ln2_gamma", "ln2_beta"),
-        std::make_unique<Mlp3D>(device, grid_, p, Activation::gelu, regather));
+/// The block (or linear pair) of this rank on the cube.
+std::unique_ptr<ParallelModule> make_block(Device& device, const Grid3D& grid,
+                                           const BlockShape& shape, Workload workload,
+                                           const TensorMap& p, ExecutionPolicy policy) {
+  if (workload == Workload::linear_pair) {
+    return std::make_unique<SublayerModule>(
+        std::make_unique<Mlp3D>(device, grid, p, Activation::none, policy));
   }
-
-  Tensor forward(const Tensor& x) override { return inner_->forward(x); }
-  Tensor backward(const Tensor& dy) override { return inner_->backward(dy); }
-  TensorMap gradients() const override { return inner_->gradients(); }
-  std::size_t saved_bytes() const override { return inner_->saved_bytes(); }
-
- private:
-  Grid3D grid_;
-  std::unique_ptr<ParallelModule> inner_;
-};
+  // A token's features lie on its output group; a feature block's parameters are the same
+  // on the q^2 ranks of input_weight, which hold all the tokens.
+  const auto layernorm = [&](const std::string& gamma, const std::string& beta) {
+    return std::make_unique<LayerNorm>(device, grid.output.get(), grid.input_weight.get(), shape.h,
+                                       p.at(gamma), p.at(beta));
+  };
+  return std::make_unique<PreLnBlock>(
+      device, layernorm("ln1_gamma", "ln1_beta"),
+      std::make_unique<Attention3D>(device, grid, shape, p, policy),
+      layernorm("ln2_gamma", "ln2_beta"),
+      std::make_unique<Mlp3D>(device, grid, p, Activation::gelu, policy));
+}
 
 }  // namespace
 
@@ -128,10 +116,9 @@ std::unique_ptr<ParallelModule> Scheme3D::make_module(Comm& world, Device& devic
                                                       const BlockShape& shape, Workload workload,
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
-  Grid3D grid = Grid3D::build(world);
-  grid.overlap = overlap_;
-  return std::make_unique<Module3D>(std::move(grid), device, shape, workload, parameters,
-                                    regather_);
+  return std::make_unique<GridModule<Grid3D>>(Grid3D::build(world), [&](Grid3D& grid) {
+    return make_block(device, grid, shape, workload, parameters, policy_);
+  });
 }
 
 }  // namespace tplab::tp3d

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "grid/grid_3d.hpp"
+#include "scheme/execution_policy.hpp"
 #include "scheme/scheme.hpp"
 
 namespace tplab::tp3d {
@@ -26,7 +27,7 @@ class Scheme3D final : public Scheme {
   /// With `overlap`, the next linear's W~ is gathered during the current product, and each
   /// linear's reduce-scatter of dW travels while dX~ is computed.
   explicit Scheme3D(bool regather = false, bool overlap = false)
-      : regather_(regather), overlap_(overlap) {}
+      : policy_{.overlap = overlap, .regather = regather} {}
 
   std::string name() const override { return "3d"; }
   std::vector<int> default_world_sizes() const override { return {8, 27}; }
@@ -41,8 +42,7 @@ class Scheme3D final : public Scheme {
                                               TensorMap parameters) const override;
 
  private:
-  bool regather_;
-  bool overlap_;
+  ExecutionPolicy policy_;
 };
 
 }  // namespace tplab::tp3d
