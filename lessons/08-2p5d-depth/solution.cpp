@@ -21,7 +21,7 @@ Grid2p5D build_tesseract_grid(Comm& world, int d) {
   return grid;
 }
 
-// The library's version: parallel/tp2p5d/scheme_2p5d.cpp, Module2p5D::backward (line 28),
+// The library's version: parallel/tp2p5d/scheme_2p5d.cpp, Module2p5D::backward (line 31),
 // which can also start every sum and wait for them together.
 void all_reduce_over_depth(Comm& depth, TensorMap& gradients) {
   // A Tensor shares its storage, so the module's own gradient tensors are summed.
