@@ -17,18 +17,25 @@ namespace tplab::cpu {
 
 // ---- typed views of tensors -----------------------------------------------------------------
 
+/// A row-major Eigen matrix of T that owns its memory.
 template <typename T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+/// A row-major matrix view of memory a Tensor owns.
 template <typename T>
 using MatrixMap = Eigen::Map<Matrix<T>>;
+/// A read-only row-major matrix view of memory a Tensor owns.
 template <typename T>
 using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
+/// A flat array view of a Tensor's elements.
 template <typename T>
 using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+/// A read-only flat array view of a Tensor's elements.
 template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+/// A row-major 2-D array view (element-wise arithmetic) of a Tensor's memory.
 template <typename T>
 using RowArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+/// A read-only row-major 2-D array view of a Tensor's memory.
 template <typename T>
 using ConstRowArrayMap =
     Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
@@ -64,7 +71,7 @@ ConstRowArrayMap<T> rows(const Tensor& t) {
   return {t.data_as<T>(), t.rows(), t.cols()};
 }
 
-/// Calls f.template operator()<T>() with the C++ type of `dtype`.
+/// Calls `f.template operator()<T>()` with the C++ type T of `dtype`.
 template <typename F>
 void dispatch(DType dtype, F&& f) {
   switch (dtype) {
