@@ -8,8 +8,8 @@
 ///
 /// The operations come in families (matrix products, element-wise, GELU, softmax, heads,
 /// LayerNorm, and the GPT model's vocabulary). Each family is one interface below; a backend
-/// implements it in two files side by side, device/ops/<family>_cpu.cpp and
-/// device/ops/<family>.cu (kernels and their launchers together). Device keeps memory for
+/// implements it in two files side by side, `device/ops/<family>_cpu.cpp` and
+/// `device/ops/<family>.cu` (kernels and their launchers together). Device keeps memory for
 /// itself and calls each operation by its name (`device.matmul(...)`), passing it to the
 /// family's object. Adding an operation to a family touches this file and those two.
 #pragma once

@@ -17,18 +17,25 @@ namespace tplab::cpu {
 
 // ---- typed views of tensors -----------------------------------------------------------------
 
+/// A dynamic row-major Eigen matrix of T, the layout of a 2-D tensor.
 template <typename T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+/// A tensor's memory seen as a Matrix (no copy).
 template <typename T>
 using MatrixMap = Eigen::Map<Matrix<T>>;
+/// A tensor's memory seen as a read-only Matrix.
 template <typename T>
 using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
+/// A tensor's memory seen as one Eigen array of all its elements.
 template <typename T>
 using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+/// A tensor's memory seen as one read-only Eigen array.
 template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+/// A tensor's memory seen as a row-major 2-D Eigen array.
 template <typename T>
 using RowArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+/// A tensor's memory seen as a read-only row-major 2-D Eigen array.
 template <typename T>
 using ConstRowArrayMap =
     Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
@@ -64,7 +71,7 @@ ConstRowArrayMap<T> rows(const Tensor& t) {
   return {t.data_as<T>(), t.rows(), t.cols()};
 }
 
-/// Calls f.template operator()<T>() with the C++ type of `dtype`.
+/// Calls `f.template operator()<T>()` with the C++ type of `dtype`.
 template <typename F>
 void dispatch(DType dtype, F&& f) {
   switch (dtype) {

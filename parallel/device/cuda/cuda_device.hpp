@@ -2,7 +2,7 @@
 /// CudaDevice: the Device interface on one NVIDIA GPU, with cuBLAS for every matrix product
 /// and tplab's own kernels for the rest. This header names no CUDA type, so plain C++ code
 /// can hold a CudaDevice; its implementation is CUDA: set-up and memory in cuda_device.cu, each
-/// family of operations with its kernels in device/ops/<family>.cu.
+/// family of operations with its kernels in `device/ops/<family>.cu`.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,6 @@
 /// @file
 /// The CPU object of each family of Device operations, one factory per family; each is defined
-/// in its family's device/ops/<family>_cpu.cpp; make_families (cpu_device.cpp) puts them
+/// in its family's `device/ops/<family>_cpu.cpp`; make_families (cpu_device.cpp) puts them
 /// together for CpuDevice.
 #pragma once
 

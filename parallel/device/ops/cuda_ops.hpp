@@ -1,6 +1,6 @@
 /// @file
 /// The CUDA object of each family of Device operations, one factory per family; each is defined
-/// with its kernels in its family's device/ops/<family>.cu. CudaDevice puts them together. Every
+/// with its kernels in its family's `device/ops/<family>.cu`. CudaDevice puts them together. Every
 /// object enqueues its work on the stream of `state` and checks each launch.
 #pragma once
 
