@@ -6,6 +6,7 @@
 
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
+#include "lessons/common/reference_mlp.hpp"
 #include "problem.hpp"
 #include "reference_bridge.hpp"
 #include "tp1d/scheme_1d.hpp"
@@ -62,35 +63,20 @@ void check_operators_backward(Lesson& lesson, const OperatorInputs& in) {
   lesson.report("f and g backward, exact (integer inputs): f sums the partials");
 }
 
-/// The single-device MLP, forward and backward, from the reference's pieces, with what its
-/// forward keeps: hidden = X W1 + b1 and act = gelu(hidden), both [m, 4h].
-verify::HostArrays reference_mlp(const verify::HostArrays& in) {
-  const auto matrix = [&](const char* name) {
-    return verify::to_reference_matrix<double>(in.at(name));
-  };
-  const auto vector = [&](const char* name) {
-    return verify::to_reference_vector<double>(in.at(name));
-  };
-  const ref::Matrix<double> x = matrix("x"), dy = matrix("dy"), w1 = matrix("w1"),
-                            w2 = matrix("w2");
-  const ref::Matrix<double> hidden = ref::linear_forward(x, w1, vector("b1"));  // [m, 4h]
-  const ref::Matrix<double> act = ref::gelu_tanh(hidden);
-  const ref::Matrix<double> y = ref::linear_forward(act, w2, vector("b2"));  // [m, h]
-  ref::Matrix<double> dact, dx, dw1, dw2;
-  ref::Vector<double> db1, db2;
-  ref::linear_backward(act, w2, dy, dact, dw2, db2);
-  const ref::Matrix<double> dhidden = dact.cwiseProduct(ref::gelu_tanh_derivative(hidden));
-  ref::linear_backward(x, w1, dhidden, dx, dw1, db1);
+/// The single-device MLP's output, what its forward keeps (hidden = X W1 + b1 and
+/// act = gelu(hidden), both [m, 4h]) and every gradient, by the names the check uses.
+verify::HostArrays expected_tensors(const verify::HostArrays& in) {
+  const ReferenceMlp r = reference_mlp(verify::to_reference_matrix<double>(in.at("x")), in);
   verify::HostArrays out;
   const Extents wide{kShape.tokens(), kShape.ffn()};
-  out.emplace("y", verify::to_host_array(y, global_extents("y", kShape)));
-  out.emplace("hidden", verify::to_host_array(hidden, wide));
-  out.emplace("act", verify::to_host_array(act, wide));
-  out.emplace("dx", verify::to_host_array(dx, global_extents("dx", kShape)));
-  out.emplace("d_w1", verify::to_host_array(dw1, global_extents("w1", kShape)));
-  out.emplace("d_b1", verify::to_host_array(db1, global_extents("b1", kShape)));
-  out.emplace("d_w2", verify::to_host_array(dw2, global_extents("w2", kShape)));
-  out.emplace("d_b2", verify::to_host_array(db2, global_extents("b2", kShape)));
+  out.emplace("y", verify::to_host_array(r.y, global_extents("y", kShape)));
+  out.emplace("hidden", verify::to_host_array(r.hidden, wide));
+  out.emplace("act", verify::to_host_array(r.act, wide));
+  out.emplace("dx", verify::to_host_array(r.da, global_extents("dx", kShape)));
+  out.emplace("d_w1", verify::to_host_array(r.dw1, global_extents("w1", kShape)));
+  out.emplace("d_b1", verify::to_host_array(r.db1, global_extents("b1", kShape)));
+  out.emplace("d_w2", verify::to_host_array(r.dw2, global_extents("w2", kShape)));
+  out.emplace("d_b2", verify::to_host_array(r.db2, global_extents("b2", kShape)));
   return out;
 }
 
@@ -103,7 +89,7 @@ void run(Lesson& lesson) {
   const OperatorInputs operators = operator_inputs(t);
   const verify::HostArrays in =
       verify::make_inputs(kShape, 3, Workload::linear_pair, verify::Values::real);
-  const verify::HostArrays want = reference_mlp(in);
+  const verify::HostArrays want = expected_tensors(in);
   // The 1D scheme's own placements: W1 and b1 by columns, W2 by rows, b2 and X whole.
   const std::vector<TensorPlacement> places =
       tp1d::Scheme1D().placements(t, kShape, Workload::linear_pair);

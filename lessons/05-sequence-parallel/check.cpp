@@ -9,6 +9,7 @@
 
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
+#include "lessons/common/reference_mlp.hpp"
 #include "problem.hpp"
 #include "reference_bridge.hpp"
 #include "tp1d/scheme_1d.hpp"
@@ -62,19 +63,14 @@ verify::HostArrays reference_sublayer(const verify::HostArrays& in) {
   const auto vector = [&](const char* name) {
     return verify::to_reference_vector<double>(in.at(name));
   };
-  const ref::Matrix<double> x = matrix("x"), dy = matrix("dy"), w1 = matrix("w1"),
-                            w2 = matrix("w2");
+  const ref::Matrix<double> x = matrix("x"), dy = matrix("dy");
   const ref::Vector<double> gamma = vector("ln1_gamma"), beta = vector("ln1_beta");
   const ref::Matrix<double> a = ref::layernorm_forward(x, gamma, beta);
-  const ref::Matrix<double> hidden = ref::linear_forward(a, w1, vector("b1"));  // [m, 4h]
-  const ref::Matrix<double> act = ref::gelu_tanh(hidden);
-  const ref::Matrix<double> y = x + ref::linear_forward(act, w2, vector("b2"));  // [m, h]
-  ref::Matrix<double> dact, da, dx, dw1, dw2;
-  ref::Vector<double> db1, db2, dgamma, dbeta;
-  ref::linear_backward(act, w2, dy, dact, dw2, db2);
-  const ref::Matrix<double> dhidden = dact.cwiseProduct(ref::gelu_tanh_derivative(hidden));
-  ref::linear_backward(a, w1, dhidden, da, dw1, db1);
-  ref::layernorm_backward(x, gamma, da, dx, dgamma, dbeta);
+  const ReferenceMlp mlp = reference_mlp(a, in);
+  const ref::Matrix<double> y = x + mlp.y;  // [m, h]
+  ref::Matrix<double> dx;
+  ref::Vector<double> dgamma, dbeta;
+  ref::layernorm_backward(x, gamma, mlp.da, dx, dgamma, dbeta);
   dx += dy;  // the residual
   const Extents activation = global_extents("x", kShape);
   const std::int64_t m = kShape.tokens(), h = kShape.h;
@@ -93,16 +89,16 @@ verify::HostArrays reference_sublayer(const verify::HostArrays& in) {
   out.emplace("xhat", std::move(xhat));
   out.emplace("rstd", std::move(rstd));
   out.emplace("a", verify::to_host_array(a, activation));
-  out.emplace("hidden", verify::to_host_array(hidden, {m, kShape.ffn()}));
-  out.emplace("act", verify::to_host_array(act, {m, kShape.ffn()}));
+  out.emplace("hidden", verify::to_host_array(mlp.hidden, {m, kShape.ffn()}));
+  out.emplace("act", verify::to_host_array(mlp.act, {m, kShape.ffn()}));
   out.emplace("y", verify::to_host_array(y, activation));
   out.emplace("dx", verify::to_host_array(dx, activation));
   out.emplace("d_gamma", verify::to_host_array(dgamma, {kShape.h}));
   out.emplace("d_beta", verify::to_host_array(dbeta, {kShape.h}));
-  out.emplace("d_w1", verify::to_host_array(dw1, global_extents("w1", kShape)));
-  out.emplace("d_b1", verify::to_host_array(db1, global_extents("b1", kShape)));
-  out.emplace("d_w2", verify::to_host_array(dw2, global_extents("w2", kShape)));
-  out.emplace("d_b2", verify::to_host_array(db2, global_extents("b2", kShape)));
+  out.emplace("d_w1", verify::to_host_array(mlp.dw1, global_extents("w1", kShape)));
+  out.emplace("d_b1", verify::to_host_array(mlp.db1, global_extents("b1", kShape)));
+  out.emplace("d_w2", verify::to_host_array(mlp.dw2, global_extents("w2", kShape)));
+  out.emplace("d_b2", verify::to_host_array(mlp.db2, global_extents("b2", kShape)));
   return out;
 }
 

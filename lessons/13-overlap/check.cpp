@@ -11,6 +11,7 @@
 #include "layers/activation.hpp"
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
+#include "lessons/common/reference_mlp.hpp"
 #include "problem.hpp"
 #include "reference_bridge.hpp"
 #include "tp1d/mlp_1d.hpp"
@@ -18,8 +19,6 @@
 
 namespace tplab::lessons::overlap {
 namespace {
-
-namespace ref = tplab::reference;
 
 /// The checked MLP: m = 8 tokens, h = 16, 4h = 64 (lesson 03's).
 constexpr BlockShape kCheckedShape{2, 4, 16, 4};
@@ -29,29 +28,15 @@ constexpr BlockShape kTimedShape{4, 64, 128, 4};
 constexpr int kWarmups = 3;
 constexpr int kRepetitions = 9;
 
-/// The single-device MLP's gradients, from the reference's pieces.
+/// The single-device MLP's gradients, by the names the check uses.
 verify::HostArrays reference_gradients(const BlockShape& shape, const verify::HostArrays& in) {
-  const auto matrix = [&](const char* name) {
-    return verify::to_reference_matrix<double>(in.at(name));
-  };
-  const auto vector = [&](const char* name) {
-    return verify::to_reference_vector<double>(in.at(name));
-  };
-  const ref::Matrix<double> x = matrix("x"), dy = matrix("dy"), w1 = matrix("w1"),
-                            w2 = matrix("w2");
-  const ref::Matrix<double> hidden = ref::linear_forward(x, w1, vector("b1"));  // [m, 4h]
-  const ref::Matrix<double> act = ref::gelu_tanh(hidden);
-  ref::Matrix<double> dact, dx, dw1, dw2;
-  ref::Vector<double> db1, db2;
-  ref::linear_backward(act, w2, dy, dact, dw2, db2);
-  const ref::Matrix<double> dhidden = dact.cwiseProduct(ref::gelu_tanh_derivative(hidden));
-  ref::linear_backward(x, w1, dhidden, dx, dw1, db1);
+  const ReferenceMlp r = reference_mlp(verify::to_reference_matrix<double>(in.at("x")), in);
   verify::HostArrays out;
-  out.emplace("dx", verify::to_host_array(dx, global_extents("dx", shape)));
-  out.emplace("d_w1", verify::to_host_array(dw1, global_extents("w1", shape)));
-  out.emplace("d_b1", verify::to_host_array(db1, global_extents("b1", shape)));
-  out.emplace("d_w2", verify::to_host_array(dw2, global_extents("w2", shape)));
-  out.emplace("d_b2", verify::to_host_array(db2, global_extents("b2", shape)));
+  out.emplace("dx", verify::to_host_array(r.da, global_extents("dx", shape)));
+  out.emplace("d_w1", verify::to_host_array(r.dw1, global_extents("w1", shape)));
+  out.emplace("d_b1", verify::to_host_array(r.db1, global_extents("b1", shape)));
+  out.emplace("d_w2", verify::to_host_array(r.dw2, global_extents("w2", shape)));
+  out.emplace("d_b2", verify::to_host_array(r.db2, global_extents("b2", shape)));
   return out;
 }
 
