@@ -6,51 +6,40 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+import cube_figure as cube  # noqa: E402
 import svg_figure as svg  # noqa: E402
 
 Q = 2
 RANK = 1  # the rank whose work the lower half follows: (i, j, k) = (1, 0, 0)
-EMPTY = "#f4f4f4"
 W_BOX, H_BOX, STEP = 120, 160, 250
 
 
 def rank_of(i, j, k):
-    """Rank r = i + q (j + q k) of cube coordinates (i, j, k) (parallel/grid/grid_3d.hpp)."""
-    return i + Q * (j + Q * k)
-
-
-def coordinates(r):
-    """(i, j, k) of rank r."""
-    return r % Q, (r // Q) % Q, r // (Q * Q)
+    """Rank r of cube coordinates (i, j, k)."""
+    return cube.rank_of(i, j, k, Q)
 
 
 def x_owner(row, col):
-    """X[m_JI, h_K]: token block row = j q + i, feature block col = k."""
-    return rank_of(row % Q, row // Q, col)
+    """X[m_JI, h_K]."""
+    return cube.block_layout_owner(row, col, Q)
 
 
 def w_owner(row, col):
-    """W[h_KJ, 4h_I]: in block row = k q + j, out block col = i."""
-    return rank_of(col, row % Q, row // Q)
+    """W[h_KJ, 4h_I]."""
+    return cube.weight_owner(row, col, Q)
 
 
 def y_owner(row, col):
-    """Y[m_JK, 4h_I]: token block row = j q + k, out block col = i."""
-    return rank_of(col, row // Q, row % Q)
+    """Y[m_JK, 4h_I]."""
+    return cube.swapped_layout_owner(row, col, Q)
 
 
 def matrix(x, y, title, notation, source, numbered=False):
-    """A tensor cut q^2 x q: block (r, c) in the colour of rank source(r, c), or blank where
-    source gives None; numbered writes that rank in the block."""
-    def fill(r, c):
-        return EMPTY if source(r, c) is None else svg.CUBE_COLORS[source(r, c)]
-
-    label = (lambda r, c: f"{source(r, c)}") if numbered else None
-    return ([svg.text(x + W_BOX / 2, y - 22, title, 13, "bold"), svg.text(x + W_BOX / 2, y - 8, notation, 11)]
-            + svg.block_grid(x, y, W_BOX, H_BOX, Q * Q, Q, fill, label))
+    """A q^2 x q tensor of this figure's size (cube_figure.matrix)."""
+    return cube.matrix(x, y, (W_BOX, H_BOX), Q, title, notation, source, numbered)
 
 
-def cube(x, y):
+def ranks(x, y):
     """The ranks as q layers k of a q x q grid (i across, j down), each in its colour."""
     cell, out = 44, []
     for k in range(Q):
@@ -67,7 +56,7 @@ def cube(x, y):
 
 
 def main():
-    i, j, k = coordinates(RANK)
+    i, j, k = cube.coordinates(RANK, Q)
     left, top = 40, 100
     width = left + 4 * STEP
     flow_top = top + H_BOX + 130
@@ -80,7 +69,7 @@ def main():
     out += matrix(left, top, "X, tokens x in", "X[m_JI, h_K]", x_owner, numbered=True)
     out += matrix(left + STEP, top, "W, in x out", "W[h_KJ, 4h_I]", w_owner, numbered=True)
     out += matrix(left + 2 * STEP, top, "Y, tokens x out", "Y[m_JK, 4h_I]", y_owner, numbered=True)
-    out += cube(left + 3 * STEP - 20, top + 10)
+    out += ranks(left + 3 * STEP - 20, top + 10)
 
     out.append(svg.text(width / 2, flow_top - 60, f"rank {RANK} = (i, j, k) = ({i}, {j}, {k}): its blocks, "
                         "each coloured by the rank it comes from", 14, "bold"))

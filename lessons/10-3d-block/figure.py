@@ -7,42 +7,27 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+import cube_figure as cube  # noqa: E402
 import svg_figure as svg  # noqa: E402
 
 Q = 2
 RANK = 1  # (i, j, k) = (1, 0, 0): i and k differ, so the swap shows
-EMPTY = "#f4f4f4"
 W_BOX, H_BOX, STEP = 110, 150, 250
 
 
-def rank_of(i, j, k):
-    """Rank r = i + q (j + q k) of cube coordinates (i, j, k) (parallel/grid/grid_3d.hpp)."""
-    return i + Q * (j + Q * k)
-
-
-def coordinates(r):
-    """(i, j, k) of rank r."""
-    return r % Q, (r // Q) % Q, r // (Q * Q)
-
-
 def block_layout_owner(row, col):
-    """X and Y [m_JI, h_K]: token block row = j q + i, feature block col = k."""
-    return rank_of(row % Q, row // Q, col)
+    """X and Y [m_JI, h_K]."""
+    return cube.block_layout_owner(row, col, Q)
 
 
 def hidden_owner(row, col):
-    """H [m_JK, 4h_I]: token block row = j q + k, feature block col = i."""
-    return rank_of(col, row // Q, row % Q)
+    """H [m_JK, 4h_I]."""
+    return cube.swapped_layout_owner(row, col, Q)
 
 
 def matrix(x, y, title, notation, source):
-    """A tensor cut q^2 x q (tokens x features); block (r, c) in the colour of rank
-    source(r, c), blank where source gives None."""
-    def fill(r, c):
-        return EMPTY if source(r, c) is None else svg.CUBE_COLORS[source(r, c)]
-
-    return ([svg.text(x + W_BOX / 2, y - 22, title, 13, "bold"), svg.text(x + W_BOX / 2, y - 8, notation, 11)]
-            + svg.block_grid(x, y, W_BOX, H_BOX, Q * Q, Q, fill))
+    """A q^2 x q tensor of this figure's size (cube_figure.matrix)."""
+    return cube.matrix(x, y, (W_BOX, H_BOX), Q, title, notation, source)
 
 
 def linear_row(x, y, tensors, arrows):
@@ -57,7 +42,7 @@ def linear_row(x, y, tensors, arrows):
 
 
 def main():
-    i, j, k = coordinates(RANK)
+    i, j, k = cube.coordinates(RANK, Q)
     left, top = 40, 135
     width = left + 3 * STEP + W_BOX + 40
     second = top + H_BOX + 110
