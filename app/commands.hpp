@@ -14,7 +14,7 @@ void add_bench_command(CLI::App& app, int& exit_code);
 void add_model_command(CLI::App& app, int& exit_code);
 /// Adds "dump".
 void add_dump_command(CLI::App& app, int& exit_code);
-/// Adds "lesson" and its subcommands list, show, check, hint and reset.
+/// Adds "lesson" and its subcommands list, next, show, check, hint, reset and grade.
 void add_lesson_command(CLI::App& app, int& exit_code);
 /// Adds "placements": which block of every tensor each rank holds (pure, no MPI).
 void add_placements_command(CLI::App& app, int& exit_code);

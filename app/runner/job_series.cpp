@@ -48,7 +48,7 @@ void announce_failure(const std::optional<JobFailure>& failure, const JobEnd& en
 
 SeriesResult run_series(
     const std::vector<Job>& jobs,
-    const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
+    const std::function<std::vector<std::string>(std::size_t, const std::string&)>& arguments,
     const LaunchSettings& launch, const std::string& key,
     const std::function<void(const SeriesResult&)>& after_each_job) {
   const JobFolder folder;
@@ -59,7 +59,7 @@ SeriesResult run_series(
     throw_if_interrupted();
     const Job& job = jobs[i];
     const std::string name = fmt::format("job-{}.json", i);
-    const std::vector<std::string> args = arguments(job, folder.file(name));
+    const std::vector<std::string> args = arguments(i, folder.file(name));
     std::string command;  // the subcommand words, without the options
     for (const auto& a : args) {
       if (a.starts_with("-")) break;

@@ -234,25 +234,14 @@ const model::Projection* fastest(const std::vector<model::Projection>& at_one_co
   return best;
 }
 
-int run_projection(const ModelOptions& o) {
-  require_positive(o.gpus, "--gpus");
-  if (o.ranks_per_node && *o.ranks_per_node < 1) {
-    throw UsageError(fmt::format(
-        "--ranks-per-node {}: a node holds a positive number of ranks, such as 8 (a DGX node's "
-        "GPUs)",
-        *o.ranks_per_node));
-  }
-  if (o.json) require_writable_file(*o.json, "--json");
-  const BlockShape shape = o.block_shape(kProjectionShape);
-  const auto schemes = o.chosen_schemes();
-  const auto profiles = model::available_profiles(o.hardware_file);
-  const model::HardwareProfile& hw =
-      model::find_profile(profiles, o.hardware.empty() ? "dgx-h100" : o.hardware);
-
+/// Every scheme projected to every device count; a named scheme that cannot split the shape
+/// over a count is refused, and so is a request no scheme can run at all.
+std::map<int, std::vector<model::Projection>> project_every_count(
+    const ModelOptions& o, const BlockShape& shape, const model::HardwareProfile& hw) {
   std::map<int, std::vector<model::Projection>> by_count;
   int usable = 0;
   for (int gpus : o.gpus) {
-    for (const auto& scheme : schemes) {
+    for (const auto& scheme : o.chosen_schemes()) {
       model::Projection p =
           model::project(scheme, o.scheme_options(), gpus, shape, hw, ranks_per_node(o, hw));
       if (!p.fits() && o.named_schemes()) {
@@ -269,15 +258,33 @@ int run_projection(const ModelOptions& o) {
                     to_string(shape), fmt::join(o.gpus, ", ")));
   }
 
+  return by_count;
+}
+
+int run_projection(const ModelOptions& o) {
+  require_positive(o.gpus, "--gpus");
+  if (o.ranks_per_node && *o.ranks_per_node < 1) {
+    throw UsageError(fmt::format(
+        "--ranks-per-node {}: a node holds a positive number of ranks, such as 8 (a DGX node's "
+        "GPUs)",
+        *o.ranks_per_node));
+  }
+  if (o.json) require_writable_file(*o.json, "--json");
+  const BlockShape shape = o.block_shape(kProjectionShape);
+  const auto profiles = model::available_profiles(o.hardware_file);
+  const model::HardwareProfile& hw =
+      model::find_profile(profiles, o.hardware.empty() ? "dgx-h100" : o.hardware);
+
+  const auto by_count = project_every_count(o, shape, hw);
   print_header(shape, hw, o);
   nlohmann::json projections = nlohmann::json::array();
   nlohmann::json fastest_json = nlohmann::json::object();
   for (int gpus : o.gpus) {
-    for (const auto& p : by_count[gpus]) {
+    for (const auto& p : by_count.at(gpus)) {
       print_projection(p, o.detail);
       projections.push_back(projection_json(p));
     }
-    if (const model::Projection* best = fastest(by_count[gpus])) {
+    if (const model::Projection* best = fastest(by_count.at(gpus))) {
       fmt::print("  {:>5} fastest: {} ({}), {:.3f} ms per step, {:.0f}% in communication{}\n\n", "",
                  best->scheme, best->grid, best->step_s() * 1e3, best->comm_share() * 100,
                  best->fits_memory ? "" : ", but it exceeds the device's memory");
@@ -300,6 +307,52 @@ int run_projection(const ModelOptions& o) {
   return 0;
 }
 
+/// The options of a projection: the schemes, the shape, the device counts and the hardware.
+void add_projection_options(CLI::App& command, ModelOptions& o) {
+  command.add_option("--scheme", o.schemes, "schemes: 1d, 2d, 2.5d or all (default: all)")
+      ->delimiter(',');
+  command.add_option("--batch", o.batch, "b, sequences per step");
+  command.add_option("--seq", o.seq, "s, tokens per sequence");
+  command.add_option("--hidden", o.hidden, "h, the hidden size");
+  command.add_option("--heads", o.heads, "n, attention heads");
+  command.add_option("--shape", o.shape,
+                  "b,s,h,heads in one (default: 8,2048,8192,64; with --compare 4,256,1024,16)");
+  command.add_option("--gpus", o.gpus, "device counts to project to")
+      ->delimiter(',')
+      ->capture_default_str();
+  command.add_option("--hardware", o.hardware,
+                  "profile: dgx-h100, dgx-a100, local (default: dgx-h100; local with --compare)");
+  command.add_option("--hardware-file", o.hardware_file,
+                  "more profiles, in the format of model/hardware.json");
+  command.add_option("--ranks-per-node", o.ranks_per_node,
+                  "ranks on each node, filled in order (rank r on node r / N); a group with "
+                  "ranks on two nodes communicates at the inter-node rate (default: the "
+                  "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
+  command.add_option("--depth", o.depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
+  command.add_flag("--detail", o.detail, "list every collective's share of the time");
+  command.add_option("--json", o.json,
+                  "write the results as JSON (a new or plain file in a folder of your own)");
+}
+
+/// The options of --calibrate and --compare, which run on this machine.
+void add_measurement_options(CLI::App& command, ModelOptions& o) {
+  command.add_flag("--calibrate", o.calibrate,
+                "measure this machine (matmul rate, MPI collectives at 2 ranks) and write the "
+                "local profile");
+  command.add_option("--profile-out", o.profile_out, "where --calibrate writes the local profile")
+      ->capture_default_str();
+  command.add_flag("--compare", o.compare,
+                "run bench step on this machine and print the model's time beside it");
+  command.add_option("--np", o.np, "with --compare: world sizes to run")
+      ->delimiter(',')
+      ->capture_default_str();
+  command.add_option("--repeats", o.repeats, "with --compare: timed steps")->capture_default_str();
+  command.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
+      ->capture_default_str();
+  add_allow_many_ranks_flag(command, o.allow_many_ranks);
+}
+
 }  // namespace
 
 void add_model_command(CLI::App& app, int& exit_code) {
@@ -311,45 +364,9 @@ void add_model_command(CLI::App& app, int& exit_code) {
       "(alpha-beta, intra- and inter-node links), memory, and the fastest scheme.\n"
       "--calibrate measures this machine into the 'local' profile; --compare runs bench step "
       "and prints the model's time beside the measured one.");
-  cmd->add_option("--scheme", o->schemes, "schemes: 1d, 2d, 2.5d or all (default: all)")
-      ->delimiter(',');
-  cmd->add_option("--batch", o->batch, "b, sequences per step");
-  cmd->add_option("--seq", o->seq, "s, tokens per sequence");
-  cmd->add_option("--hidden", o->hidden, "h, the hidden size");
-  cmd->add_option("--heads", o->heads, "n, attention heads");
-  cmd->add_option("--shape", o->shape,
-                  "b,s,h,heads in one (default: 8,2048,8192,64; with --compare 4,256,1024,16)");
-  cmd->add_option("--gpus", o->gpus, "device counts to project to")
-      ->delimiter(',')
-      ->capture_default_str();
-  cmd->add_option("--hardware", o->hardware,
-                  "profile: dgx-h100, dgx-a100, local (default: dgx-h100; local with --compare)");
-  cmd->add_option("--hardware-file", o->hardware_file,
-                  "more profiles, in the format of model/hardware.json");
-  cmd->add_option("--ranks-per-node", o->ranks_per_node,
-                  "ranks on each node, filled in order (rank r on node r / N); a group with "
-                  "ranks on two nodes communicates at the inter-node rate (default: the "
-                  "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
-  cmd->add_option("--depth", o->depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
-  cmd->add_flag("--detail", o->detail, "list every collective's share of the time");
-  cmd->add_option("--json", o->json,
-                  "write the results as JSON (a new or plain file in a folder of your own)");
-  cmd->add_flag("--calibrate", o->calibrate,
-                "measure this machine (matmul rate, MPI collectives at 2 ranks) and write the "
-                "local profile");
-  cmd->add_option("--profile-out", o->profile_out, "where --calibrate writes the local profile")
-      ->capture_default_str();
-  cmd->add_flag("--compare", o->compare,
-                "run bench step on this machine and print the model's time beside it");
-  cmd->add_option("--np", o->np, "with --compare: world sizes to run")
-      ->delimiter(',')
-      ->capture_default_str();
-  cmd->add_option("--repeats", o->repeats, "with --compare: timed steps")->capture_default_str();
-  cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
-      ->check(timeout_check())
-      ->capture_default_str();
-  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
-  cmd->callback([o, &exit_code] {
+  add_projection_options(*cmd, *o);
+  add_measurement_options(*cmd, *o);
+  cmd->callback([o, cmd, &exit_code] {
     if (o->calibrate && o->compare) {
       throw UsageError(
           "--calibrate and --compare are separate steps: calibrate first, then "
@@ -361,9 +378,9 @@ void add_model_command(CLI::App& app, int& exit_code) {
           "--compare run on this machine, one node, so leave it out there");
     }
     if (o->calibrate) {
-      exit_code = run_calibration(*o);
+      exit_code = run_calibration(*cmd, *o);
     } else if (o->compare) {
-      exit_code = run_comparison(*o);
+      exit_code = run_comparison(*cmd, *o);
     } else {
       exit_code = run_projection(*o);
     }

@@ -7,20 +7,10 @@
 
 #include "bench_commands.hpp"
 #include "collective_bench.hpp"
-#include "comm/mpi_comm.hpp"
-#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
-#include "device/cpu_device.hpp"
-#include "hostfile.hpp"
-#include "job_result.hpp"
-#include "job_series.hpp"
-#include "launch_preflight.hpp"
-#include "mpi_launch.hpp"
-#include "option_checks.hpp"
+#include "mpi_command.hpp"
 #include "process_resources.hpp"
-#include "rank_hosts.hpp"
-#include "rank_output.hpp"
-#include "safe_output.hpp"
+#include "world_run.hpp"
 
 namespace tplab::app {
 namespace {
@@ -32,10 +22,7 @@ struct CommOptions {
   std::int64_t max_bytes = std::int64_t{256} << 20;
   std::string dtype = "f32";
   int warmup = 2;
-  std::optional<std::string> json;
-  int timeout = 900;
-  std::string hosts;
-  bool allow_many_ranks = false;
+  LaunchOptions launch{.json = {}, .timeout = 900, .hosts = {}, .allow_many_ranks = false};
 };
 
 // Messages of at least this size are the ones the overhead goal speaks of.
@@ -120,51 +107,27 @@ void print_row(const bench::CollectiveRow& r) {
   std::fflush(stdout);
 }
 
-int comm_in_world(const CommOptions& o) {
-  MpiSession session;
-  CpuDevice device;
-  std::unique_ptr<MpiComm> transport = MpiComm::world();
-  const MPI_Comm raw = transport->handle();
-  auto world = wrap_transport(std::move(transport), std::make_shared<CommCounters>());
-  const bool printer = world->rank() == 0;
-  const RankHosts hosts(MPI_COMM_WORLD);
-  if (printer && hosts.host_count() > 1) fmt::print("ranks on {}\n", hosts.summary());
-  try {
-    validate(o);
-    if (o.np.size() != 1 || o.np[0] != world->size()) {
-      throw UsageError(
-          fmt::format("--np {} but mpiexec started {} ranks", fmt::join(o.np, ","), world->size()));
-    }
-    require_rank0_output(o.json, "--json");
-    Collective current = Collective::all_reduce;
-    bool first = true;
-    const auto rows = bench::run_collective_bench(*world, raw, device, config_of(o),
-                                                  [&](const bench::CollectiveRow& r) {
-                                                    if (!printer) return;
-                                                    if (first || r.collective != current)
-                                                      print_header(r);
-                                                    first = false;
-                                                    current = r.collective;
-                                                    print_row(r);
-                                                  });
-    std::int64_t wrong = 0;
-    nlohmann::json json_rows = nlohmann::json::array();
-    for (const auto& r : rows) {
-      wrong += r.wrong;
-      json_rows.push_back(to_json(r));
-      json_rows.back()["hosts"] = hosts.to_json();
-    }
-    if (printer && o.json) {
-      write_result(
-          *o.json,
-          {{"rows", json_rows}, {"pass", wrong == 0}, {"failures", nlohmann::json::array()}},
-          "--json");
-    }
-    return wrong == 0 ? 0 : kExitFailed;
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", world->rank(), world->size(), e.what());
-    return kExitUsage;
+WorldResult comm_in_world(const CommOptions& o, World& w) {
+  const bool printer = w.comm.rank() == 0;
+  if (printer && w.hosts.host_count() > 1) fmt::print("ranks on {}\n", w.hosts.summary());
+  validate(o);
+  Collective current = Collective::all_reduce;
+  bool first = true;
+  const auto rows = bench::run_collective_bench(w.comm, w.mpi, w.device, config_of(o),
+                                                [&](const bench::CollectiveRow& r) {
+                                                  if (!printer) return;
+                                                  if (first || r.collective != current)
+                                                    print_header(r);
+                                                  first = false;
+                                                  current = r.collective;
+                                                  print_row(r);
+                                                });
+  WorldResult result;
+  for (const auto& r : rows) {
+    result.pass = result.pass && r.wrong == 0;
+    result.records.push_back(to_json(r));
   }
+  return result;
 }
 
 /// After every world size: the overhead against raw MPI on large messages, and the checks.
@@ -204,55 +167,27 @@ bool exact(const nlohmann::json& rows) {
   return true;
 }
 
-int drive_comm(const CommOptions& o) {
+int drive_comm(const CLI::App& command, const CommOptions& o) {
   validate(o);
-  if (o.json) require_writable_file(*o.json, "--json");
-  std::vector<Job> jobs;
-  LaunchRequest request{{},
-                        o.allow_many_ranks,
-                        "the input and output buffers of the largest message",
-                        "a smaller --max-bytes"};
+  LaunchPlan plan;
+  plan.tensors = "the input and output buffers of the largest message";
+  plan.smaller = "a smaller --max-bytes";
+  plan.key = "rows";
   for (int np : o.np) {
-    jobs.push_back({"collectives", np});
-    request.jobs.push_back(
-        {"bench comm", np, bench::collective_bench_bytes_per_rank(config_of(o), np)});
+    plan.jobs.push_back({.label = "collectives",
+                         .np = np,
+                         .overrides = {},
+                         .bytes_per_rank = bench::collective_bench_bytes_per_rank(config_of(o), np)});
   }
-  request.hosts = host_count(o.hosts);
-  preflight(request);
-  const LaunchSettings launch =
-      launch_settings(o.timeout, o.hosts, *std::max_element(o.np.begin(), o.np.end()));
-  const SeriesResult series = run_series(
-      jobs,
-      [&](const Job& job, const std::string& json) {
-        return std::vector<std::string>{
-            "bench",        "comm",
-            "--collective", fmt::format("{}", fmt::join(o.collectives, ",")),
-            "--np",         std::to_string(job.np),
-            "--min-bytes",  std::to_string(o.min_bytes),
-            "--max-bytes",  std::to_string(o.max_bytes),
-            "--dtype",      o.dtype,
-            "--warmup",     std::to_string(o.warmup),
-            "--json",       json};
-      },
-      launch, "rows",
-      [&](const SeriesResult& so_far) {
-        if (o.json) {
-          write_file_safely(
-              *o.json,
-              series_document("rows", so_far.runs, so_far, exact(so_far.runs)).dump(2) + "\n",
-              "--json");
-        }
-      });
+  const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
+    return series_document("rows", s.runs, s, exact(s.runs));
+  });
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (series.runs.empty()) {
-    if (series.usage_error) return kExitUsage;
-    return series.timed_out ? kTimedOut : kExitFailed;
-  }
+  if (series.runs.empty()) return exit_code_of(series, false);
   print_summary(series.runs);
   const bool all_exact = exact(series.runs);
   if (!all_exact) fmt::print("\nFAILED: some results differ from the exact sums (#wrong)\n");
-  if (series.timed_out) return kTimedOut;
-  return series.failures.empty() && all_exact ? 0 : kExitFailed;
+  return exit_code_of(series, all_exact);
 }
 
 }  // namespace
@@ -277,16 +212,17 @@ void add_bench_comm_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--dtype", o->dtype, "f32 or f64")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed samples of each path first")
       ->capture_default_str();
-  cmd->add_option("--json", o->json,
-                  "write the rows as JSON, job by job as they finish (a new or plain file in a "
-                  "folder of your own)");
-  cmd->add_option("--timeout", o->timeout, "seconds before a launched job is ended")
-      ->check(timeout_check())
-      ->capture_default_str();
-  add_hosts_option(*cmd, o->hosts);
-  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
-  cmd->callback(
-      [o, &exit_code] { exit_code = launched_by_mpi() ? comm_in_world(*o) : drive_comm(*o); });
+  add_launch_options(*cmd, o->launch,
+                     "write the rows as JSON, job by job as they finish (a new or plain file in "
+                     "a folder of your own)");
+  run_over_mpi(
+      *cmd, exit_code,
+      [o] {
+        WorldSetup setup = WorldSetup::for_job(o->np, o->launch.json);
+        setup.key = "rows";
+        return run_in_world(setup, [&](World& w) { return comm_in_world(*o, w); });
+      },
+      [o, cmd] { return drive_comm(*cmd, *o); });
 }
 
 }  // namespace tplab::app

@@ -7,23 +7,13 @@
 #include <optional>
 
 #include "bench_commands.hpp"
-#include "comm/mpi_comm.hpp"
-#include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
-#include "device/cpu_device.hpp"
 #include "harness.hpp"
-#include "hostfile.hpp"
-#include "job_result.hpp"
-#include "job_series.hpp"
-#include "launch_preflight.hpp"
-#include "mpi_launch.hpp"
-#include "option_checks.hpp"
+#include "mpi_command.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
-#include "rank_hosts.hpp"
-#include "rank_output.hpp"
-#include "safe_output.hpp"
 #include "step_timer.hpp"
+#include "world_run.hpp"
 
 namespace tplab::app {
 namespace {
@@ -41,10 +31,7 @@ struct ScalingOptions {
   std::string overlap = "off";
   bool compare_overlap = false;
   bool reference = false;
-  std::optional<std::string> json;
-  int timeout = 600;
-  std::string hosts;
-  bool allow_many_ranks = false;
+  LaunchOptions launch{.json = {}, .timeout = 600, .hosts = {}, .allow_many_ranks = false};
 };
 
 /// The global shape of a run. Strong scaling keeps the shape; weak scaling keeps each rank's
@@ -143,58 +130,47 @@ bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
   return c;
 }
 
-int scaling_in_world(const ScalingOptions& o) {
-  MpiSession session;
-  CpuDevice device;
-  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
-  const RankHosts hosts(MPI_COMM_WORLD);
-  try {
-    if (o.schemes.size() != 1 || o.np.size() != 1 || o.np[0] != world->size() || o.mode == "both") {
-      throw UsageError(fmt::format(
-          "under mpiexec, give one --scheme, one --mode and --np {} (the ranks started)",
-          world->size()));
-    }
-    const bench::StepConfig config = config_of(o, o.schemes[0], parse_block_shape(o.shape));
-    require_rank0_output(o.json, "--json");
-    const bench::StepTiming t = bench::time_step(*world, device, config);
-    std::optional<bench::OverlapComparison> overlap;
-    if (o.compare_overlap) overlap = bench::compare_overlap(*world, device, config);
-    std::optional<bench::Spread> reference;
-    if (o.reference && world->rank() == 0) reference = bench::time_reference_step(config);
-    if (world->rank() == 0) {
-      fmt::print(
-          "{} {} np={} {} {}: step {:.1f} ms (min {:.1f}, max {:.1f}), in collectives "
-          "{:.1f} ms ({:.0f}%), {:.1f} GFLOP/s{}\n",
-          config.scheme, o.mode, t.world_size, dtype_name(config.dtype), to_string(config.shape),
-          t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
-          t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second,
-          bench::oversubscribed(t.world_size) ? " (oversubscribed)" : "");
-      if (overlap) {
-        fmt::print(
-            "exposed communication (blocked in collectives), medians of {} alternating steps: "
-            "{:.2f} ms without overlap, {:.2f} ms with it; step {:.1f} ms and {:.1f} ms\n",
-            config.repeats, overlap->exposed_off.median * 1e3, overlap->exposed_on.median * 1e3,
-            overlap->step_off.median * 1e3, overlap->step_on.median * 1e3);
-      }
-      if (reference) {
-        fmt::print("reference (one process, Eigen, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
-                   dtype_name(config.dtype), reference->median * 1e3, reference->min * 1e3,
-                   reference->max * 1e3);
-      }
-      if (hosts.host_count() > 1) fmt::print("ranks on {}\n", hosts.summary());
-      nlohmann::json run = to_json(t, o.mode, reference, overlap);
-      run["hosts"] = hosts.to_json();
-      if (o.json) {
-        write_result(*o.json,
-                     {{"runs", {run}}, {"pass", true}, {"failures", nlohmann::json::array()}},
-                     "--json");
-      }
-    }
-    return 0;
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", world->rank(), world->size(), e.what());
-    return kExitUsage;
+void print_run(const bench::StepTiming& t, const std::string& mode,
+               const std::optional<bench::Spread>& reference,
+               const std::optional<bench::OverlapComparison>& overlap) {
+  const bench::StepConfig& config = t.config;
+  fmt::print(
+      "{} {} np={} {} {}: step {:.1f} ms (min {:.1f}, max {:.1f}), in collectives "
+      "{:.1f} ms ({:.0f}%), {:.1f} GFLOP/s{}\n",
+      config.scheme, mode, t.world_size, dtype_name(config.dtype), to_string(config.shape),
+      t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
+      t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second,
+      bench::oversubscribed(t.world_size) ? " (oversubscribed)" : "");
+  if (overlap) {
+    fmt::print(
+        "exposed communication (blocked in collectives), medians of {} alternating steps: "
+        "{:.2f} ms without overlap, {:.2f} ms with it; step {:.1f} ms and {:.1f} ms\n",
+        config.repeats, overlap->exposed_off.median * 1e3, overlap->exposed_on.median * 1e3,
+        overlap->step_off.median * 1e3, overlap->step_on.median * 1e3);
   }
+  if (reference) {
+    fmt::print("reference (one process, Eigen, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
+               dtype_name(config.dtype), reference->median * 1e3, reference->min * 1e3,
+               reference->max * 1e3);
+  }
+}
+
+WorldResult scaling_in_world(const ScalingOptions& o, World& w) {
+  if (o.schemes.size() != 1 || o.np.size() != 1 || o.mode == "both") {
+    throw UsageError(fmt::format(
+        "under mpiexec, give one --scheme, one --mode and --np {} (the ranks started)",
+        w.comm.size()));
+  }
+  const bench::StepConfig config = config_of(o, o.schemes[0], parse_block_shape(o.shape));
+  const bench::StepTiming t = bench::time_step(w.comm, w.device, config);
+  std::optional<bench::OverlapComparison> overlap;
+  if (o.compare_overlap) overlap = bench::compare_overlap(w.comm, w.device, config);
+  std::optional<bench::Spread> reference;
+  if (o.reference && w.comm.rank() == 0) reference = bench::time_reference_step(config);
+  if (w.comm.rank() != 0) return WorldResult{};
+  print_run(t, o.mode, reference, overlap);
+  if (w.hosts.host_count() > 1) fmt::print("ranks on {}\n", w.hosts.summary());
+  return {.records = nlohmann::json::array({to_json(t, o.mode, reference, overlap)}), .pass = true};
 }
 
 // ---- outside mpiexec: one job per scheme, mode and world size; then efficiency --------------
@@ -270,6 +246,33 @@ void add_efficiency(nlohmann::json& runs) {
   }
 }
 
+/// What the table's columns mean, and the warnings its runs call for.
+void print_legend(bool any_contended, bool any_oversubscribed) {
+  fmt::print(
+      "\n  step: forward + backward, median of the repeats after warm-up, the slowest rank's.\n"
+      "  eff: strong T(base) base / (p T(p)), weak T(base) / T(p), against the same scheme's run\n"
+      "       with the fewest ranks in this sweep. Weak scaling multiplies the batch by p.\n"
+      "  MiB/rank: logical bytes of a rank's collectives per step (the counters' N; bus bytes in\n"
+      "       the JSON); model_bytes_per_rank in the JSON is the cost model's count of the same,\n"
+      "       which verify checks to be exact.\n"
+      "  peak MiB: a rank's peak resident memory while stepping (VmHWM, reset after setup).\n"
+      "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n"
+      "  exposed communication: the slowest rank's time blocked in collectives (starting and\n"
+      "       waiting for them), medians; with overlap, the part the computation did not hide.\n");
+  if (any_contended) {
+    fmt::print(
+        "  contended: a rank got less than {:.0f}% of a core without oversubscription:\n"
+        "       another process was running. Rerun those on a quiet machine.\n",
+        kContendedShare * 100);
+  }
+  if (any_oversubscribed) {
+    fmt::print(
+        "  oversubscribed: more ranks than this machine's {} cores; they take turns on the\n"
+        "       cores, so those times say more about the machine than about the scheme.\n",
+        bench::available_cores());
+  }
+}
+
 void print_table(const nlohmann::json& runs, bool reference) {
   fmt::print("\n{:=<134}\n", "");
   fmt::print(
@@ -315,105 +318,52 @@ void print_table(const nlohmann::json& runs, bool reference) {
                  r["reference_step_ms_max"].get<double>());
     }
   }
-  fmt::print(
-      "\n  step: forward + backward, median of the repeats after warm-up, the slowest rank's.\n"
-      "  eff: strong T(base) base / (p T(p)), weak T(base) / T(p), against the same scheme's run\n"
-      "       with the fewest ranks in this sweep. Weak scaling multiplies the batch by p.\n"
-      "  MiB/rank: logical bytes of a rank's collectives per step (the counters' N; bus bytes in\n"
-      "       the JSON); model_bytes_per_rank in the JSON is the cost model's count of the same,\n"
-      "       which verify checks to be exact.\n"
-      "  peak MiB: a rank's peak resident memory while stepping (VmHWM, reset after setup).\n"
-      "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n"
-      "  exposed communication: the slowest rank's time blocked in collectives (starting and\n"
-      "       waiting for them), medians; with overlap, the part the computation did not hide.\n");
-  if (any_contended) {
-    fmt::print(
-        "  contended: a rank got less than {:.0f}% of a core without oversubscription:\n"
-        "       another process was running. Rerun those on a quiet machine.\n",
-        kContendedShare * 100);
-  }
-  if (any_oversubscribed) {
-    fmt::print(
-        "  oversubscribed: more ranks than this machine's {} cores; they take turns on the\n"
-        "       cores, so those times say more about the machine than about the scheme.\n",
-        bench::available_cores());
-  }
+  print_legend(any_contended, any_oversubscribed);
 }
 
-int drive_scaling(const ScalingOptions& o) {
+/// One job per planned run. The reference runs once per scheme and mode, beside the run with
+/// the fewest ranks; when timed, it runs on rank 0 of that job.
+LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planned) {
+  LaunchPlan plan;
+  plan.tensors =
+      "every rank draws the global inputs in f64, then keeps its shards, their gradients and its "
+      "activations";
+  plan.smaller = "a smaller --shape";
+  std::map<std::pair<std::string, std::string>, bool> referenced;
+  for (const auto& p : planned) {
+    const bool reference = o.reference && !referenced[{p.scheme, p.mode}];
+    referenced[{p.scheme, p.mode}] = true;
+    const double reference_bytes = reference ? verify::verify_bytes_per_rank(p.shape) : 0.0;
+    plan.jobs.push_back(
+        {.label = fmt::format("{} {} scaling, {}", p.scheme, p.mode, to_string(p.shape)),
+         .np = p.np,
+         .overrides = {{"--scheme", {p.scheme}},
+                       {"--mode", {p.mode}},
+                       {"--shape", {fmt::format("{},{},{},{}", p.shape.b, p.shape.s, p.shape.h,
+                                                p.shape.heads)}},
+                       {"--reference", {reference ? "true" : "false"}}},
+         .bytes_per_rank = bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape), p.np,
+                                                      o.compare_overlap ? 2 : 1) +
+                           reference_bytes});
+  }
+  return plan;
+}
+
+/// Every job's runs with the efficiencies the runs so far give.
+nlohmann::json document_of(const SeriesResult& so_far) {
+  nlohmann::json runs = so_far.runs;
+  add_efficiency(runs);
+  return series_document("runs", runs, so_far, true);
+}
+
+int drive_scaling(const CLI::App& command, const ScalingOptions& o) {
   std::vector<std::string> skipped;
   const std::vector<Planned> planned = plan(o, skipped);
-  if (o.json) require_writable_file(*o.json, "--json");
   for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
-  std::map<std::string, Planned> by_label;
-  std::vector<Job> jobs;
-  LaunchRequest request{{},
-                        o.allow_many_ranks,
-                        "every rank draws the global inputs in f64, then keeps its shards, their "
-                        "gradients and its activations",
-                        "a smaller --shape"};
-  for (const auto& p : planned) {
-    const std::string label =
-        fmt::format("{} {} scaling, {}", p.scheme, p.mode, to_string(p.shape));
-    by_label[label + std::to_string(p.np)] = p;
-    jobs.push_back({label, p.np});
-    // The reference, when timed, runs on rank 0 of the first job of each scheme and mode.
-    const double reference = o.reference ? verify::verify_bytes_per_rank(p.shape) : 0.0;
-    request.jobs.push_back({label, p.np,
-                            bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape), p.np,
-                                                       o.compare_overlap ? 2 : 1) +
-                                reference});
-  }
-  request.hosts = host_count(o.hosts);
-  preflight(request);
-  int most_ranks = 0;
-  for (const Job& j : jobs) most_ranks = std::max(most_ranks, j.np);
-  const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
-  std::map<std::pair<std::string, std::string>, bool> referenced;
-  // Every job's runs reach --json as it ends, with the efficiencies the runs so far give.
-  const auto document = [](const SeriesResult& so_far) {
-    nlohmann::json runs = so_far.runs;
-    add_efficiency(runs);
-    return series_document("runs", runs, so_far, true);
-  };
-  const SeriesResult series = run_series(
-      jobs,
-      [&](const Job& job, const std::string& json) {
-        const Planned& p = by_label.at(job.label + std::to_string(job.np));
-        const BlockShape& s = p.shape;
-        std::vector<std::string> args = {
-            "bench",     "scaling",
-            "--scheme",  p.scheme,
-            "--np",      std::to_string(p.np),
-            "--mode",    p.mode,
-            "--shape",   fmt::format("{},{},{},{}", s.b, s.s, s.h, s.heads),
-            "--dtype",   o.dtype,
-            "--warmup",  std::to_string(o.warmup),
-            "--repeats", std::to_string(o.repeats),
-            "--depth",   std::to_string(o.depth),
-            "--json",    json};
-        if (o.regather) args.push_back("--regather");
-        args.insert(args.end(), {"--overlap", o.overlap});
-        if (o.compare_overlap) args.push_back("--compare-overlap");
-        // The reference runs once per scheme and mode, beside the run with the fewest ranks.
-        if (o.reference && !referenced[{p.scheme, p.mode}]) {
-          referenced[{p.scheme, p.mode}] = true;
-          args.push_back("--reference");
-        }
-        return args;
-      },
-      launch, "runs",
-      [&](const SeriesResult& so_far) {
-        if (o.json) write_file_safely(*o.json, document(so_far).dump(2) + "\n", "--json");
-      });
+  const SeriesResult series = launch_jobs(command, o.launch, plan_jobs(o, planned), document_of);
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (series.runs.empty()) {
-    if (series.usage_error) return kExitUsage;
-    return series.timed_out ? kTimedOut : kExitFailed;
-  }
-  print_table(document(series)["runs"], o.reference);
-  if (series.timed_out) return kTimedOut;
-  return series.failures.empty() ? 0 : kExitFailed;
+  if (!series.runs.empty()) print_table(document_of(series)["runs"], o.reference);
+  return exit_code_of(series, !series.runs.empty());
 }
 
 /// The options `scaling` and `step` share.
@@ -443,14 +393,20 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
                "communication of both (bench step does this by default)");
   cmd.add_flag("--reference", o.reference,
                "also time the single-device reference on the first run of each scheme");
-  cmd.add_option("--json", o.json,
-                 "write the runs as JSON, job by job as they finish (a new or plain file in a "
-                 "folder of your own)");
-  cmd.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
-      ->check(timeout_check())
-      ->capture_default_str();
-  add_hosts_option(cmd, o.hosts);
-  add_allow_many_ranks_flag(cmd, o.allow_many_ranks);
+  add_launch_options(cmd, o.launch,
+                     "write the runs as JSON, job by job as they finish (a new or plain file in "
+                     "a folder of your own)");
+}
+
+/// Runs `o`'s sweep: each job launched as the command itself, `bench scaling` or `bench step`.
+void add_runner(CLI::App& cmd, int& exit_code, const std::shared_ptr<ScalingOptions>& o) {
+  run_over_mpi(
+      cmd, exit_code,
+      [o] {
+        return run_in_world(WorldSetup::for_job(o->np, o->launch.json),
+                            [&](World& w) { return scaling_in_world(*o, w); });
+      },
+      [o, &cmd] { return drive_scaling(cmd, *o); });
 }
 
 }  // namespace
@@ -468,9 +424,7 @@ void add_bench_scaling_commands(CLI::App& bench, int& exit_code) {
       "Strong and weak scaling of every scheme: step time, time in collectives, bytes and "
       "memory per rank, tokens/s and efficiency at each world size");
   add_options(*cmd, *scaling);
-  cmd->callback([scaling, &exit_code] {
-    exit_code = launched_by_mpi() ? scaling_in_world(*scaling) : drive_scaling(*scaling);
-  });
+  add_runner(*cmd, exit_code, scaling);
 
   // `step` is the same measurement with the defaults of the performance goal: one scheme, the
   // block of b=4 s=256 h=1024 heads=16, strong scaling.
@@ -485,9 +439,7 @@ void add_bench_scaling_commands(CLI::App& bench, int& exit_code) {
       "Time one forward+backward step (median of repeats after warm-up) at each world size: "
       "bench scaling with one scheme, strong scaling and the performance goal's shape");
   add_options(*step_cmd, *step);
-  step_cmd->callback([step, &exit_code] {
-    exit_code = launched_by_mpi() ? scaling_in_world(*step) : drive_scaling(*step);
-  });
+  add_runner(*step_cmd, exit_code, step);
 }
 
 }  // namespace tplab::app

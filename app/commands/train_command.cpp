@@ -7,23 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "comm/mpi_comm.hpp"
-#include "comm/wrap_transport.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "device/cpu_device.hpp"
-#include "hostfile.hpp"
-#include "job_folder.hpp"
-#include "job_result.hpp"
-#include "job_series.hpp"
-#include "launch_preflight.hpp"
 #include "loss_tolerance.hpp"
-#include "mpi_launch.hpp"
+#include "mpi_command.hpp"
 #include "option_checks.hpp"
-#include "rank_hosts.hpp"
-#include "rank_output.hpp"
-#include "safe_output.hpp"
 #include "trainer.hpp"
+#include "world_run.hpp"
 
 namespace tplab::app {
 namespace {
@@ -45,10 +35,7 @@ struct TrainOptions {
   std::uint64_t seed = 1;
   int depth = 0;
   bool regather = false;
-  std::optional<std::string> json;
-  int timeout = 300;
-  std::string hosts;
-  bool allow_many_ranks = false;
+  LaunchOptions launch;
 };
 
 /// The smallest world that splits every part of the model: 1D (and 1D with sequence
@@ -169,114 +156,63 @@ void print_result(const train::TrainResult& r) {
 
 // ---- inside mpiexec ---------------------------------------------------------------------------
 
-int train_in_world(const TrainOptions& o) {
-  MpiSession session;
-  CpuDevice device;
-  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
-  const int rank = world->rank();
-  const RankHosts hosts(MPI_COMM_WORLD);
-  try {
-    if (o.np != 0 && o.np != world->size()) {
-      throw UsageError(fmt::format("--np {} but mpiexec started {} ranks", o.np, world->size()));
-    }
-    const train::TrainConfig config = make_config(o);
-    train::validate_training(world->size(), config);
-    require_rank0_output(o.json, "--json");
-    if (rank == 0) {
-      fmt::print("train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps\n", config.scheme,
-                 world->size(),
-                 make_scheme(config.scheme, config.options)
-                     ->describe_grid(world->size(), config.shape.block),
-                 dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate,
-                 config.seed, config.steps);
-      fmt::print("ranks on {}\n", hosts.summary());
-      fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference",
-                 "rel diff", "tokens/s", "comm");
-      std::fflush(stdout);
-    }
-    const train::TrainResult result =
-        train::run_training(*world, device, config, [&](const train::StepRecord& s) {
-          if (rank != 0) return;
-          fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%\n", s.step,
-                     s.loss, s.reference_loss, s.relative_difference, s.tokens_per_second,
-                     100 * s.comm_seconds / s.seconds);
-          std::fflush(stdout);
-        });
-    if (rank == 0) {
-      print_result(result);
-      if (o.json) {
-        nlohmann::json document = to_json(result);
-        document["failures"] = nlohmann::json::array();
-        document["hosts"] = hosts.to_json();
-        write_result(*o.json, document, "--json");
-      }
-    }
-    return result.pass ? 0 : kExitFailed;
-  } catch (const UsageError& e) {
-    // Every rank reached the same verdict before any collective: report it and leave together.
-    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", rank, world->size(), e.what());
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "tplab: rank {}/{} failed: {}; ending the job\n", rank, world->size(),
-               e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitInternal);
-    return kExitInternal;
-  }
+void print_header(const train::TrainConfig& config, const World& w) {
+  fmt::print("train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps\n", config.scheme,
+             w.comm.size(),
+             make_scheme(config.scheme, config.options)
+                 ->describe_grid(w.comm.size(), config.shape.block),
+             dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate,
+             config.seed, config.steps);
+  fmt::print("ranks on {}\n", w.hosts.summary());
+  fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference",
+             "rel diff", "tokens/s", "comm");
+  std::fflush(stdout);
+}
+
+WorldResult train_in_world(const TrainOptions& o, World& w) {
+  const int rank = w.comm.rank();
+  const train::TrainConfig config = make_config(o);
+  train::validate_training(w.comm.size(), config);
+  if (rank == 0) print_header(config, w);
+  const train::TrainResult result =
+      train::run_training(w.comm, w.device, config, [&](const train::StepRecord& s) {
+        if (rank != 0) return;
+        fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%\n", s.step, s.loss,
+                   s.reference_loss, s.relative_difference, s.tokens_per_second,
+                   100 * s.comm_seconds / s.seconds);
+        std::fflush(stdout);
+      });
+  if (rank == 0) print_result(result);
+  return {.records = nlohmann::json::array({to_json(result)}), .pass = result.pass};
 }
 
 // ---- outside mpiexec: check the request, then launch it ---------------------------------------
 
-int drive(const TrainOptions& o) {
+/// The --json of a training: the job's record, with the verdict and the failure when the job
+/// ended without one.
+nlohmann::json document_of(const SeriesResult& series) {
+  nlohmann::json document = series.runs.empty() ? nlohmann::json::object() : series.runs[0];
+  document["pass"] = series.failures.empty() && document.value("pass", false);
+  document["failures"] = nlohmann::json::array();
+  for (const JobFailure& f : series.failures) document["failures"].push_back(f.to_json());
+  return document;
+}
+
+int drive(const CLI::App& command, const TrainOptions& o) {
   const int np = o.np != 0 ? o.np : default_world_size(o.scheme);
   if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
   const train::TrainConfig config = make_config(o);
   train::validate_training(np, config);
-  preflight({{{fmt::format("train {} on {}", o.scheme, gpt::to_string(config.shape)), np,
-               train::training_bytes_per_rank(config)}},
-             o.allow_many_ranks,
-             "every rank trains the reference in f64 beside its shards",
-             "a smaller --shape, --vocab or --layers",
-             host_count(o.hosts)});
-  std::vector<std::string> args = {"train",
-                                   "--scheme",
-                                   o.scheme,
-                                   "--np",
-                                   std::to_string(np),
-                                   "--steps",
-                                   std::to_string(o.steps),
-                                   "--dtype",
-                                   o.dtype,
-                                   "--shape",
-                                   o.shape,
-                                   "--vocab",
-                                   std::to_string(o.vocab),
-                                   "--layers",
-                                   std::to_string(o.layers),
-                                   "--lr",
-                                   fmt::format("{}", o.lr),
-                                   "--seed",
-                                   std::to_string(o.seed),
-                                   "--depth",
-                                   std::to_string(o.depth)};
-  if (o.regather) args.push_back("--regather");
-  if (o.json) require_writable_file(*o.json, "--json");
-  // The job writes its result into a private folder; the launcher checks it and writes --json,
-  // with the failure when the job ended without one.
-  const JobFolder folder;
-  args.insert(args.end(), {"--json", folder.file("train.json")});
-  const JobEnd end = run_under_mpiexec(np, args, launch_settings(o.timeout, o.hosts, np));
-  const JobResult result = folder.read("train.json");
-  const std::optional<JobFailure> failure = failure_of({o.scheme, np}, end, result, o.timeout);
-  announce_failure(failure, end, np);
-  if (o.json) {
-    nlohmann::json document =
-        result.state == JobResult::State::accepted ? result.document : nlohmann::json::object();
-    document["pass"] = !failure && document.value("pass", false);
-    document["failures"] = nlohmann::json::array();
-    if (failure) document["failures"].push_back(failure->to_json());
-    write_file_safely(*o.json, document.dump(2) + "\n", "--json");
-  }
-  return end.code;
+  LaunchPlan plan;
+  plan.jobs = {{.label = o.scheme,
+                .np = np,
+                .overrides = {},
+                .bytes_per_rank = train::training_bytes_per_rank(config)}};
+  plan.tensors = "every rank trains the reference in f64 beside its shards";
+  plan.smaller = "a smaller --shape, --vocab or --layers";
+  const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
+  const nlohmann::json document = document_of(series);
+  return exit_code_of(series, document["pass"].get<bool>());
 }
 
 }  // namespace
@@ -302,16 +238,17 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--depth", o->depth,
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_flag("--regather", o->regather, "3D blocks: gather X~ and W~ again in backward");
-  cmd->add_option("--json", o->json,
-                  "write every step and the verdict as JSON (a new or plain file in a folder of "
-                  "your own)");
-  cmd->add_option("--timeout", o->timeout, "seconds before the launched job is ended")
-      ->check(timeout_check())
-      ->capture_default_str();
-  add_hosts_option(*cmd, o->hosts);
-  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
-  cmd->callback(
-      [o, &exit_code] { exit_code = launched_by_mpi() ? train_in_world(*o) : drive(*o); });
+  add_launch_options(*cmd, o->launch,
+                     "write every step and the verdict as JSON (a new or plain file in a folder "
+                     "of your own)");
+  run_over_mpi(
+      *cmd, exit_code,
+      [o] {
+        const std::vector<int> np = o->np == 0 ? std::vector<int>{} : std::vector<int>{o->np};
+        return run_in_world(WorldSetup::for_job(np, o->launch.json),
+                            [&](World& w) { return train_in_world(*o, w); });
+      },
+      [o, cmd] { return drive(*cmd, *o); });
 }
 
 }  // namespace tplab::app

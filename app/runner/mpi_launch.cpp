@@ -141,6 +141,32 @@ const char* signal_name(int signal_number) {
   }
 }
 
+/// In the forked child: becomes mpiexec with the job's environment (never returns).
+[[noreturn]] void exec_mpiexec(std::vector<std::string>& argv, int ranks, pid_t launcher,
+                               const PrivateFolder& mpi_session, StderrRelay& relay) {
+  // mpiexec ends the job if tplab dies, even of SIGKILL.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != launcher) std::_Exit(127);
+  setpgid(0, 0);  // its own process group: a Ctrl-C at the terminal reaches tplab alone
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) signal(s, SIG_DFL);
+  relay.attach_in_child();
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+  setenv("TMPDIR", mpi_session.path().c_str(), 1);
+  if (ranks > static_cast<int>(std::thread::hardware_concurrency())) {
+    // More ranks than cores: a waiting rank must give its core to one that computes.
+    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+  }
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  execv(argv.front().c_str(), raw.data());
+  std::_Exit(127);
+}
+
 }  // namespace
 
 Interrupted::Interrupted(int signal_number)
@@ -220,29 +246,7 @@ JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
   StderrRelay relay;
   const pid_t child = fork();
   if (child < 0) throw InternalError(fmt::format("fork failed: {}", std::strerror(errno)));
-  if (child == 0) {
-    // mpiexec ends the job if tplab dies, even of SIGKILL.
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != launcher) std::_Exit(127);
-    setpgid(0, 0);  // its own process group: a Ctrl-C at the terminal reaches tplab alone
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) signal(s, SIG_DFL);
-    relay.attach_in_child();
-    if (geteuid() == 0) {
-      setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-      setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-    }
-    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-    setenv("TMPDIR", mpi_session.path().c_str(), 1);
-    if (ranks > static_cast<int>(std::thread::hardware_concurrency())) {
-      // More ranks than cores: a waiting rank must give its core to one that computes.
-      setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
-    }
-    std::vector<char*> raw;
-    for (auto& a : argv) raw.push_back(a.data());
-    raw.push_back(nullptr);
-    execv(mpiexec.c_str(), raw.data());
-    std::_Exit(127);
-  }
+  if (child == 0) exec_mpiexec(argv, ranks, launcher, mpi_session, relay);
   relay.detach_in_parent();
   setpgid(child, child);
 

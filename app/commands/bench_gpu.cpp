@@ -4,12 +4,11 @@
 #include <optional>
 
 #include "bench_commands.hpp"
-#include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "device/cuda/cuda_backend.hpp"
 #include "gpu_block_bench.hpp"
-#include "mpi_launch.hpp"
 #include "safe_output.hpp"
+#include "world_run.hpp"
 
 namespace tplab::app {
 namespace {
@@ -22,6 +21,8 @@ struct GpuBenchOptions {
   std::optional<std::string> json;
 };
 
+/// One rank, in this process: the block through the runner's CUDA backend, where NCCL on one
+/// rank makes the scheme's collectives cost nothing, as on a single GPU.
 int run_gpu_bench(const GpuBenchOptions& o) {
   bench::GpuBenchConfig config;
   config.shape = parse_block_shape(o.shape);
@@ -30,17 +31,15 @@ int run_gpu_bench(const GpuBenchOptions& o) {
   config.repeats = o.repeats;
   cuda::visible_devices();  // NoDeviceError, saying why, before MPI starts
   if (o.json) require_writable_file(*o.json, "--json");
-  MpiSession session;
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 1) throw UsageError("bench gpu runs on one rank; start it without mpiexec");
-  auto device = cuda::make_device_for_rank();
-  // NCCL on one rank: the scheme's collectives cost nothing, as on a single GPU.
-  auto world = cuda::make_world(*device, "nccl", std::make_shared<CommCounters>());
-  const bench::GpuBenchResult r = bench::run_gpu_bench(*world, *device, config);
-  bench::print_gpu_bench(r, stdout);
-  if (o.json) write_file_safely(*o.json, bench::to_json(r).dump(2) + "\n", "--json");
-  return 0;
+  WorldSetup setup = WorldSetup::for_job({1}, std::nullopt);
+  setup.backend = "cuda";
+  setup.comm = "nccl";
+  return run_in_world(setup, [&](World& w) {
+    const bench::GpuBenchResult r = bench::run_gpu_bench(w.comm, w.device, config);
+    bench::print_gpu_bench(r, stdout);
+    if (o.json) write_file_safely(*o.json, bench::to_json(r).dump(2) + "\n", "--json");
+    return WorldResult{};
+  });
 }
 
 }  // namespace

@@ -58,14 +58,14 @@ struct SeriesResult {
   bool complete() const { return finished == planned; }
 };
 
-/// Runs `mpiexec -n job.np tplab <arguments(job, json_path)>` for each job in turn, showing
+/// Runs `mpiexec -n job.np tplab <arguments(i, json_path)>` for each job i in turn, showing
 /// progress, each launched as `launch` says (deadline, hosts), and gathers the array under `key`
 /// ("runs", "rows") that each job writes to json_path, a file of the series' private JobFolder.
 /// After each job, `after_each_job` sees the series so far (to write it out, so that nothing is
 /// lost when a later job crashes or the launcher is stopped).
 SeriesResult run_series(
     const std::vector<Job>& jobs,
-    const std::function<std::vector<std::string>(const Job&, const std::string&)>& arguments,
+    const std::function<std::vector<std::string>(std::size_t, const std::string&)>& arguments,
     const LaunchSettings& launch, const std::string& key = "runs",
     const std::function<void(const SeriesResult&)>& after_each_job = {});
 

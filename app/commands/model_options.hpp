@@ -2,6 +2,7 @@
 /// The options of `tplab model`, shared by its projection, calibration and comparison.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,10 +61,10 @@ struct ModelOptions {
 
 /// `tplab model --calibrate`: measures this machine under mpiexec at 2 ranks and writes the
 /// local profile. Returns the exit code.
-int run_calibration(const ModelOptions& o);
+int run_calibration(const CLI::App& command, const ModelOptions& o);
 
 /// `tplab model --compare`: the model's time for a run on this machine beside bench step's
 /// measurement of it. Returns the exit code.
-int run_comparison(const ModelOptions& o);
+int run_comparison(const CLI::App& command, const ModelOptions& o);
 
 }  // namespace tplab::app

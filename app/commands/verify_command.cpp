@@ -1,0 +1,291 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <optional>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "device/cuda/cuda_backend.hpp"
+#include "harness.hpp"
+#include "mpi_command.hpp"
+#include "mpi_launch.hpp"
+#include "option_checks.hpp"
+#include "problem.hpp"
+#include "report.hpp"
+#include "safe_output.hpp"
+#include "world_run.hpp"
+
+namespace tplab::app {
+namespace {
+
+/// A shape every scheme can use at its default world sizes: a batch of 12 sequences and 12
+/// heads divide by 1, 2, 3 and 4 (whole sequences and heads per rank); 72 tokens and hidden 72
+/// divide by 4 and 9 (3D's q^2 at q = 2 and 3; at q = 3 a rank's 8 tokens cut 6-token
+/// sequences, which 3D's attention handles by gathering keys and values).
+constexpr std::string_view kDefaultShape = "12,6,72,12";
+
+struct VerifyOptions {
+  std::vector<std::string> schemes;
+  std::vector<int> np;
+  std::vector<std::string> dtypes = {"f64", "f32"};
+  std::string backend = "cpu";
+  std::string comm = "auto";
+  std::string shape = std::string(kDefaultShape);
+  std::uint64_t seed = 1;
+  bool exact = false;
+  bool check_finite = false;
+  std::optional<std::string> json;
+  int depth = 0;
+  bool regather = false;
+  std::string overlap = "both";
+  LaunchOptions launch;
+
+  SchemeOptions scheme_options(bool with_overlap) const { return {depth, regather, with_overlap}; }
+  /// The overlap settings each configuration runs with: off, on, or both (the default).
+  std::vector<bool> overlaps() const {
+    if (overlap == "both") return {false, true};
+    return {overlap == "on"};
+  }
+};
+
+std::vector<std::string> chosen_schemes(const VerifyOptions& o) {
+  if (o.schemes.empty() || (o.schemes.size() == 1 && o.schemes[0] == "all")) return scheme_names();
+  for (const auto& s : o.schemes) make_scheme(s);  // unknown names fail here, naming the known
+  return o.schemes;
+}
+
+/// Refuses, before anything runs, a backend, communicator or dtype that cannot go together.
+void validate_backend(const VerifyOptions& o) {
+  validate_backend_choice(o.backend, o.comm);
+  for (const auto& d : o.dtypes) {
+    if (parse_dtype(d) == DType::bf16 && o.backend == "cpu") {
+      throw UsageError("the CPU device computes in f64 or f32; --dtype bf16 needs --backend cuda");
+    }
+  }
+  if (o.exact && o.dtypes == std::vector<std::string>{"bf16"}) {
+    throw UsageError("--exact runs in f64 and f32: bf16 holds integers exactly only up to 256");
+  }
+}
+
+/// The configurations one launch of `world_size` ranks runs: every dtype, the block and the
+/// exact linear pair (or the exact one alone with --exact), each with overlap off and on (or
+/// as --overlap says). bf16 has no exact run: it holds integers exactly only up to 256, and
+/// the exact check's sums are larger. The f64 block draws x around a large common offset
+/// (Values::shifted) when h >= kShiftedInputMinHidden: f64's tolerance is tight enough to see
+/// a LayerNorm whose variance cancels there, while f32 keeps the centred inputs its tolerance
+/// was measured with.
+std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std::string& scheme) {
+  std::vector<verify::RunConfig> runs;
+  const BlockShape shape = parse_block_shape(o.shape);
+  for (const auto& d : o.dtypes) {
+    const DType dtype = parse_dtype(d);
+    for (bool exact : {false, true}) {
+      if (o.exact && !exact) continue;
+      if (exact && dtype == DType::bf16) continue;
+      const bool shifted =
+          dtype == DType::f64 && !exact && shape.h >= verify::kShiftedInputMinHidden;
+      for (bool with_overlap : o.overlaps()) {
+        runs.push_back({scheme, o.scheme_options(with_overlap), shape, dtype, o.seed, exact,
+                        o.check_finite, shifted});
+      }
+    }
+  }
+  return runs;
+}
+
+// ---- inside mpiexec: run the configurations on this world ------------------------------------
+
+WorldResult verify_in_world(const VerifyOptions& o, World& w) {
+  validate_backend(o);
+  std::vector<verify::RunConfig> runs;
+  for (const auto& scheme : chosen_schemes(o)) {
+    const auto c = configurations(o, scheme);
+    make_scheme(scheme, c.front().options)->validate(w.comm.size(), c.front().shape);
+    runs.insert(runs.end(), c.begin(), c.end());
+  }
+  if (w.comm.rank() == 0) fmt::print("ranks on {}\n", w.hosts.summary());
+  WorldResult result;
+  for (const auto& config : runs) {
+    const verify::RunResult run = verify::run_verification(w.comm, w.device, config);
+    if (w.comm.rank() == 0) verify::print_run(run, stdout);
+    result.records.push_back(verify::to_json(run));
+    result.pass = result.pass && run.pass;
+  }
+  return result;
+}
+
+// ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
+
+void print_summary(const nlohmann::json& runs, const std::vector<JobFailure>& failures) {
+  fmt::print("\n{:=<78}\nsummary\n", "");
+  fmt::print("  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
+             "scheme", "np", "hosts", "grid", "dtype", "check", "tensors", "max used", "max rel_l2",
+             "kept KiB", "comm", "verdict");
+  for (const auto& r : runs) {
+    double used = 0, rel = 0;
+    bool nonfinite = false;
+    for (const auto& t : r["tensors"]) {
+      const auto value = [&](const char* key) {
+        return t[key].is_number() ? t[key].get<double>() : INFINITY;
+      };
+      used = std::max(used, value("tolerance_used"));
+      nonfinite = nonfinite || t["nonfinite"].get<std::int64_t>() > 0;
+      if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
+    }
+    fmt::print("  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}  {}\n",
+               r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
+               r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
+               r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(),
+               verify::tolerance_used_text(used, nonfinite), rel,
+               r["saved_bytes"].get<double>() / 1024,
+               r["comm_match"].get<bool>() ? "= model" : "differs",
+               r["pass"].get<bool>() ? "PASS" : "FAIL");
+  }
+  for (const auto& f : failures) fmt::print("  {}\n", f.describe());
+}
+
+/// One job per scheme and world size: a scheme named with --scheme must run at every --np;
+/// with every scheme implied, those that cannot use a world size are left out of it, and only
+/// a world size none can use is refused.
+LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape) {
+  const bool every_scheme = o.schemes.empty() || o.schemes == std::vector<std::string>{"all"};
+  for (int np : o.np) {
+    if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
+  }
+  LaunchPlan plan;
+  plan.tensors = "every rank holds the whole problem and the reference's answer in f64";
+  plan.smaller = "a smaller --shape";
+  std::vector<std::string> skipped;
+  for (const auto& name : chosen_schemes(o)) {
+    const auto scheme = make_scheme(name, o.scheme_options(false));
+    for (int np : o.np.empty() ? scheme->default_world_sizes() : o.np) {
+      if (every_scheme && !o.np.empty() && !scheme->why_not(np, shape).empty()) {
+        skipped.push_back(fmt::format("{} at np={}", name, np));
+        continue;
+      }
+      scheme->validate(np, shape);
+      plan.jobs.push_back({.label = name,
+                           .np = np,
+                           .overrides = {{"--scheme", {name}}},
+                           .bytes_per_rank = verify::verify_bytes_per_rank(shape)});
+    }
+  }
+  if (plan.jobs.empty()) {
+    throw UsageError(fmt::format("no scheme can run {} on {} ranks; try --np 4 or --np 8",
+                                 to_string(shape), fmt::join(o.np, ",")));
+  }
+  if (!skipped.empty()) {
+    fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
+               fmt::join(skipped, ", "));
+  }
+  return plan;
+}
+
+bool all_pass(const SeriesResult& s) {
+  bool pass = !s.runs.empty();
+  for (const auto& r : s.runs) pass = pass && r["pass"].get<bool>();
+  return pass;
+}
+
+/// ALL PASS, saying which paths it covers (--overlap off or on leaves the other one
+/// unchecked), or FAILED with the runs that failed or left no result.
+void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size_t planned) {
+  if (all_pass(series) && series.failures.empty()) {
+    const std::string unchecked =
+        o.overlap == "both"
+            ? ""
+            : fmt::format("; with overlap {} only (--overlap both checks the {} path too)",
+                          o.overlap, o.overlap == "on" ? "blocking" : "started");
+    fmt::print(
+        "\nALL PASS: {} runs, every tensor within tolerance of the reference and every rank's "
+        "communication equal to the cost model's{}\n",
+        series.runs.size(), unchecked);
+    return;
+  }
+  const std::size_t missing = planned - std::min(planned, series.runs.size());
+  std::size_t failed = missing;
+  for (const auto& r : series.runs) failed += r["pass"].get<bool>() ? 0 : 1;
+  const std::size_t ended = series.failures.size();
+  fmt::print("\nFAILED: {} of {} runs failed{}\n", failed, planned,
+             missing == 0
+                 ? ""
+                 : fmt::format(": {} of them left no result, as {} ended early (see "
+                               "the summary)",
+                               missing, ended == 1 ? "a job" : fmt::format("{} jobs", ended)));
+}
+
+int drive(const CLI::App& command, const VerifyOptions& o) {
+  const BlockShape shape = parse_block_shape(o.shape);
+  validate_backend(o);
+  if (o.backend == "cuda") {
+    const int gpus = cuda::visible_devices();  // NoDeviceError, saying why, when there is none
+    fmt::print("cuda backend: {} GPU{} visible, --comm {}\n", gpus, gpus == 1 ? "" : "s", o.comm);
+  }
+  const LaunchPlan plan = plan_jobs(o, shape);
+  std::size_t planned = 0;  // runs: every job runs the configurations of its scheme
+  for (const JobPlan& job : plan.jobs) planned += configurations(o, job.label).size();
+  const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
+    return series_document("runs", s.runs, s, all_pass(s));
+  });
+  print_summary(series.runs, series.failures);
+  print_verdict(o, series, planned);
+  return exit_code_of(series, all_pass(series));
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<VerifyOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "verify",
+      "Check every scheme against the single-device reference, tensor by tensor.\n"
+      "Launches mpiexec itself; under mpiexec it runs that one world size.");
+  cmd->add_option("--scheme", o->schemes,
+                  "schemes to check: 1d, 1d-sp, 2d, 2.5d, 3d (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
+  cmd->add_option("--dtype", o->dtypes, "f64, f32, bf16 (bf16 with --backend cuda)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend,
+                  "cpu (Eigen) or cuda (cuBLAS and tplab's kernels, one GPU per rank or shared)")
+      ->capture_default_str();
+  cmd->add_option("--comm", o->comm,
+                  "with --backend cuda: nccl (one GPU per rank), mpi (staged through host memory, "
+                  "so ranks may share a GPU), or auto (nccl when every rank has its own GPU)")
+      ->capture_default_str();
+  cmd->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of inputs and weights")
+      ->check(seed_check())
+      ->capture_default_str();
+  cmd->add_flag("--exact", o->exact,
+                "only the exact check: integer inputs through the linear layers, zero tolerance");
+  cmd->add_flag("--check-finite", o->check_finite,
+                "check every stage of the block for NaN or Inf and report the first that has one");
+  cmd->add_option("--depth", o->depth,
+                  "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
+  cmd->add_flag("--regather", o->regather,
+                "3D: keep only the local shards from forward and gather X~ and W~ again in "
+                "backward (less memory, more communication)");
+  cmd->add_option("--overlap", o->overlap,
+                  "on: start collectives early and compute while they run (the same "
+                  "collectives, the same results within tolerance); both: every configuration "
+                  "with overlap off and on")
+      ->check(CLI::IsMember({"on", "off", "both"}))
+      ->capture_default_str();
+  add_launch_options(*cmd, o->launch,
+                     "write the results as JSON, job by job as they finish (checked before "
+                     "anything runs: a new or plain file in a folder of your own)");
+  run_over_mpi(
+      *cmd, exit_code,
+      [o] {
+        WorldSetup setup = WorldSetup::for_job(o->np, o->launch.json);
+        setup.backend = o->backend;
+        setup.comm = o->comm;
+        return run_in_world(setup, [&](World& w) { return verify_in_world(*o, w); });
+      },
+      [o, cmd] { return drive(*cmd, *o); });
+}
+
+}  // namespace tplab::app

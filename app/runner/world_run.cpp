@@ -1,0 +1,109 @@
+#include "world_run.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "comm/mpi_comm.hpp"
+#include "comm/wrap_transport.hpp"
+#include "core/error.hpp"
+#include "device/cpu_device.hpp"
+#include "device/cuda/cuda_backend.hpp"
+#include "job_result.hpp"
+#include "layers/finite_check.hpp"
+#include "mpi_launch.hpp"
+#include "rank_output.hpp"
+
+namespace tplab::app {
+namespace {
+
+/// The device and world communicator of --backend and --comm.
+struct Backend {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<Comm> world;
+  MPI_Comm mpi = MPI_COMM_NULL;
+};
+
+Backend make_backend(const WorldSetup& setup) {
+  validate_backend_choice(setup.backend, setup.comm);
+  Backend b;
+  if (setup.backend == "cpu") {
+    b.device = std::make_unique<CpuDevice>();
+    std::unique_ptr<MpiComm> transport = MpiComm::world();
+    b.mpi = transport->handle();
+    b.world = wrap_transport(std::move(transport), std::make_shared<CommCounters>());
+  } else {
+    b.device = cuda::make_device_for_rank();
+    b.world = cuda::make_world(*b.device, setup.comm, std::make_shared<CommCounters>());
+  }
+  return b;
+}
+
+void require_world_size(const WorldSetup& setup, int size) {
+  if (!setup.np.empty() && (setup.np.size() != 1 || setup.np[0] != size)) {
+    throw UsageError(
+        fmt::format("--np {} but mpiexec started {} ranks", fmt::join(setup.np, ","), size));
+  }
+}
+
+/// The work itself, then rank 0's result file: {key: records, "pass", "failures": []}.
+int run_work(const WorldSetup& setup, World& world,
+             const std::function<WorldResult(World&)>& work) {
+  require_world_size(setup, world.comm.size());
+  require_rank0_output(setup.json, "--json");
+  WorldResult result = work(world);
+  if (world.comm.rank() == 0 && setup.json) {
+    for (auto& record : result.records) record["hosts"] = world.hosts.to_json();
+    write_result(*setup.json,
+                 {{setup.key, std::move(result.records)},
+                  {"pass", result.pass},
+                  {"failures", nlohmann::json::array()}},
+                 "--json");
+  }
+  return result.pass ? 0 : kExitFailed;
+}
+
+}  // namespace
+
+void validate_backend_choice(const std::string& backend, const std::string& comm) {
+  if (backend != "cpu" && backend != "cuda") {
+    throw UsageError(fmt::format("unknown backend '{}' (use cpu or cuda)", backend));
+  }
+  if (comm != "auto" && comm != "mpi" && comm != "nccl") {
+    throw UsageError(fmt::format("unknown communicator '{}' (use auto, mpi or nccl)", comm));
+  }
+  if (backend == "cpu" && comm == "nccl") {
+    throw UsageError("--comm nccl moves GPU memory; it needs --backend cuda");
+  }
+}
+
+int run_in_world(const WorldSetup& setup, const std::function<WorldResult(World&)>& work) {
+  MpiSession session;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  try {
+    Backend backend = make_backend(setup);
+    const RankHosts hosts(MPI_COMM_WORLD);
+    World world{*backend.world, *backend.device, hosts, backend.mpi};
+    return run_work(setup, world, work);
+  } catch (const UsageError& e) {
+    // Every rank reached the same verdict before any collective: report it and leave together.
+    fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", rank, size, e.what());
+    return kExitUsage;
+  } catch (const NoDeviceError& e) {
+    fmt::print(stderr, "tplab: [rank {}/{}] {}\n", rank, size, e.what());
+    return kExitNoDevice;
+  } catch (const NonFiniteError& e) {
+    // Only this rank may have seen it: end the whole job rather than leave the others waiting.
+    fmt::print(stderr, "tplab: [rank {}/{}] --check-finite: {}; ending the job\n", rank, size,
+               e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitFailed);
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tplab: rank {}/{} failed: {}; ending the job\n", rank, size, e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitInternal);
+    return kExitInternal;
+  }
+}
+
+}  // namespace tplab::app

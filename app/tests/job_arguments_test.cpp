@@ -1,0 +1,180 @@
+// Every option of every command that runs over MPI reaches its jobs: the table sets each one to
+// a value other than its default, and the job's arguments, parsed as the job parses them, must
+// give every option the caller's value, except the launcher's own (never passed on) and --json
+// (the job's own file). A command's option missing from the table fails the test, so a new
+// option is covered the day it is added.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "job_arguments.hpp"
+
+namespace tplab::app {
+namespace {
+
+/// tplab's command line with every command, whose callbacks do nothing: parsing only.
+struct ProgramParser {
+  CLI::App app{"tplab"};
+  int exit_code = 0;
+
+  ProgramParser() {
+    add_verify_command(app, exit_code);
+    add_bench_command(app, exit_code);
+    add_model_command(app, exit_code);
+    add_dump_command(app, exit_code);
+    add_lesson_command(app, exit_code);
+    add_placements_command(app, exit_code);
+    add_train_command(app, exit_code);
+    silence(app);
+  }
+
+  static void silence(CLI::App& a) {
+    for (CLI::App* sub : a.get_subcommands([](CLI::App*) { return true; })) {
+      sub->callback({});
+      silence(*sub);
+    }
+  }
+
+  /// Parses `words` (the program's name left out) and returns the command they name.
+  CLI::App& parse(const std::vector<std::string>& words) {
+    std::vector<std::string> storage = {"tplab"};
+    storage.insert(storage.end(), words.begin(), words.end());
+    std::vector<char*> argv;
+    for (auto& w : storage) argv.push_back(w.data());
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    CLI::App* command = &app;
+    while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+    return *command;
+  }
+};
+
+struct Case {
+  std::vector<std::string> path;  ///< the command's words
+  std::vector<std::string> args;  ///< every option, none at its default
+};
+
+const std::vector<std::string> kLaunchOptions = {"--json", "/tmp/out.json", "--timeout", "17",
+                                                 "--hosts", "/tmp/hosts", "--allow-many-ranks"};
+
+std::vector<std::string> with_launch(std::vector<std::string> args) {
+  args.insert(args.end(), kLaunchOptions.begin(), kLaunchOptions.end());
+  return args;
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> table = {
+      {{"verify"},
+       with_launch({"--scheme", "2d,3d", "--np", "4,8", "--dtype", "f32", "--backend", "cuda",
+                    "--comm", "mpi", "--shape", "4,8,16,4", "--seed", "7", "--exact",
+                    "--check-finite", "--depth", "2", "--regather", "--overlap", "on"})},
+      {{"train"},
+       with_launch({"--scheme", "2.5d", "--np", "8", "--steps", "3", "--dtype", "f32", "--shape",
+                    "2,8,16,2", "--vocab", "32", "--layers", "1", "--lr", "0.5", "--seed", "9",
+                    "--depth", "2", "--regather"})},
+      {{"bench", "scaling"},
+       with_launch({"--scheme", "1d", "--np", "2", "--mode", "weak", "--shape", "2,8,16,2",
+                    "--dtype", "f64", "--warmup", "0", "--repeats", "2", "--depth", "2",
+                    "--regather", "--overlap", "on", "--compare-overlap", "--reference"})},
+      {{"bench", "step"},
+       with_launch({"--scheme", "2d", "--np", "4", "--mode", "weak", "--shape", "2,8,16,2",
+                    "--dtype", "f64", "--warmup", "3", "--repeats", "2", "--depth", "2",
+                    "--regather", "--overlap", "on", "--compare-overlap=false", "--reference"})},
+      {{"bench", "comm"},
+       with_launch({"--collective", "all_gather,broadcast", "--np", "3", "--min-bytes", "1K",
+                    "--max-bytes", "4K", "--dtype", "f64", "--warmup", "5"})},
+      {{"model"},
+       {"--scheme", "2d", "--batch", "2", "--seq", "8", "--hidden", "16", "--heads", "2",
+        "--shape", "2,8,16,2", "--gpus", "4,16", "--hardware", "local", "--hardware-file",
+        "/tmp/hw.json", "--ranks-per-node", "4", "--depth", "2", "--detail", "--json",
+        "/tmp/out.json", "--calibrate", "--profile-out", "/tmp/p.json", "--compare", "--np", "4",
+        "--repeats", "3", "--timeout", "17", "--allow-many-ranks"}},
+  };
+  return table;
+}
+
+bool launcher_only(const CLI::Option& o) {
+  for (const std::string& name : kLauncherOnlyOptions) {
+    if (o.check_lname(name.substr(2))) return true;
+  }
+  return false;
+}
+
+std::string label(const Case& c) {
+  std::string text;
+  for (const auto& w : c.path) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+TEST(JobArguments, TheTableSetsEveryOptionOfEveryLaunchingCommand) {
+  for (const Case& c : cases()) {
+    ProgramParser caller;
+    std::vector<std::string> words = c.path;
+    words.insert(words.end(), c.args.begin(), c.args.end());
+    const CLI::App& command = caller.parse(words);
+    for (const CLI::Option* o : command.get_options()) {
+      if (o->get_name() == "--help") continue;
+      EXPECT_GT(o->count(), 0u) << label(c) << " " << o->get_name()
+                                << " is not in the table: give it a value other than its default";
+    }
+  }
+}
+
+TEST(JobArguments, EveryOptionTheCallerGaveReachesTheJob) {
+  for (const Case& c : cases()) {
+    ProgramParser caller;
+    std::vector<std::string> words = c.path;
+    words.insert(words.end(), c.args.begin(), c.args.end());
+    const CLI::App& command = caller.parse(words);
+    const std::vector<std::string> job = job_arguments(command, {{"--json", {"/job/1.json"}}});
+    ASSERT_GE(job.size(), c.path.size());
+    EXPECT_EQ(std::vector<std::string>(job.begin(), job.begin() + c.path.size()), c.path)
+        << label(c) << ": a job runs the command it was launched by";
+    ProgramParser in_job;
+    const CLI::App& relaunched = in_job.parse(job);
+    for (const CLI::Option* o : command.get_options()) {
+      if (o->get_name() == "--help") continue;
+      const CLI::Option* seen = relaunched.get_option(o->get_name());
+      if (launcher_only(*o)) {
+        EXPECT_EQ(seen->count(), 0u) << label(c) << " " << o->get_name() << " reached the job";
+      } else if (o->check_lname("json")) {
+        EXPECT_EQ(seen->results(), std::vector<std::string>{"/job/1.json"}) << label(c);
+      } else {
+        EXPECT_EQ(seen->results(), o->results()) << label(c) << " " << o->get_name();
+      }
+    }
+  }
+}
+
+TEST(JobArguments, AnOverrideReplacesTheCallersValue) {
+  ProgramParser caller;
+  const CLI::App& command =
+      caller.parse({"bench", "step", "--scheme", "2d,3d", "--np", "4,8", "--reference"});
+  const std::vector<std::string> job = job_arguments(
+      command, {{"--scheme", {"3d"}}, {"--np", {"8"}}, {"--reference", {"false"}}});
+  ProgramParser in_job;
+  const CLI::App& relaunched = in_job.parse(job);
+  EXPECT_EQ(relaunched.get_option("--scheme")->results(), std::vector<std::string>{"3d"});
+  EXPECT_EQ(relaunched.get_option("--np")->results(), std::vector<std::string>{"8"});
+  EXPECT_EQ(relaunched.get_option("--reference")->as<bool>(), false);
+}
+
+TEST(JobArguments, AValueThatStartsWithADashStaysAValue) {
+  ProgramParser caller;
+  const CLI::App& command = caller.parse({"verify", "--shape=-1,2,3,4"});
+  ProgramParser in_job;
+  const CLI::App& relaunched = in_job.parse(job_arguments(command, {}));
+  EXPECT_EQ(relaunched.get_option("--shape")->results(), std::vector<std::string>{"-1,2,3,4"});
+}
+
+TEST(JobArguments, AnOverrideOfAnOptionTheCommandLacksIsABug) {
+  ProgramParser caller;
+  const CLI::App& command = caller.parse({"verify"});
+  EXPECT_THROW(job_arguments(command, {{"--shpae", {"1,2,3,4"}}}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace tplab::app
