@@ -90,7 +90,6 @@ class Entity:
     scope: the enclosing namespaces and classes, outermost first; written: the name as the
     file writes it, qualifiers included (Mlp1D::forward out of line, forward inside Mlp1D);
     namespaces: how many leading parts of scope are namespaces (the rest are classes)."""
-    kind: str  # "class" or "function"
     scope: tuple
     written: tuple
     namespaces: int
@@ -104,11 +103,16 @@ class Entity:
         the namespaces (Mlp1D::forward, OperatorF, bus_factor)."""
         return self.scope[self.namespaces:] + self.written
 
+    def ends_with(self, parts):
+        """Whether the name parts end the full name: (forward,) and (Mlp1D, forward) end
+        tplab::tp1d::Mlp1D::forward."""
+        full = self.full_name()
+        return len(parts) <= len(full) and full[len(full) - len(parts):] == parts
+
     def is_named(self, parts):
         """Whether the name parts (Mlp1D, forward) name this entity: they end its full name and
         carry at least its classes."""
-        full = self.full_name()
-        return len(parts) >= len(self.least_name()) and full[len(full) - len(parts):] == parts
+        return len(parts) >= len(self.least_name()) and self.ends_with(parts)
 
 
 @dataclass
@@ -126,8 +130,7 @@ class Definitions:
     def members_named(self, parts):
         """The definitions whose name ends in parts but that need more qualifiers to be named:
         Mlp1D::forward for a citation of forward."""
-        return [e for e in self.defined
-                if e.full_name()[len(e.full_name()) - len(parts):] == parts and not e.is_named(parts)]
+        return [e for e in self.defined if e.ends_with(parts) and not e.is_named(parts)]
 
 
 @dataclass
@@ -204,25 +207,20 @@ def _open_scope(statement, stack, found):
     head = CLASS_HEAD.search(text)
     if head:
         written = tuple(head.group(1).split(" :: "))
-        found.defined.append(Entity("class", _scope_names(stack), written, _namespaces_in(stack)))
+        found.defined.append(Entity(_scope_names(stack), written, _namespaces_in(stack)))
         return _Scope("class", written)
     name = _function_name(statement)
     if name:
-        found.defined.append(Entity("function", _scope_names(stack), name, _namespaces_in(stack)))
+        found.defined.append(Entity(_scope_names(stack), name, _namespaces_in(stack)))
     return _Scope("body")
 
 
 def _record_declaration(statement, stack, found):
-    text = " ".join(statement)
-    head = CLASS_HEAD.search(text)
-    if head and " " not in text[head.end(1):].strip():
-        found.declared.append(
-            Entity("class", _scope_names(stack), tuple(head.group(1).split(" :: ")),
-                   _namespaces_in(stack)))
-        return
-    name = _function_name(statement)
+    """Records the class (class A;) or function (void f(int);) statement declares, if any."""
+    head = CLASS_HEAD.search(" ".join(statement))
+    name = tuple(head.group(1).split(" :: ")) if head else _function_name(statement)
     if name:
-        found.declared.append(Entity("function", _scope_names(stack), name, _namespaces_in(stack)))
+        found.declared.append(Entity(_scope_names(stack), name, _namespaces_in(stack)))
 
 
 def _parameters_open(statement):
