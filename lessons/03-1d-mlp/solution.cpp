@@ -45,10 +45,10 @@ MlpForward mlp_forward(Device& device, Comm& tp, const MlpShards& p, const Tenso
   return r;
 }
 
-// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward, with fc2's
-// (parallel/tp1d/row_parallel_linear.cpp, RowParallelLinear::backward) and fc1's
-// (parallel/tp1d/column_parallel_linear.cpp, ColumnParallelLinear::input_grad and
-// ColumnParallelLinear::weight_grads).
+// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward, with fc2's backward in
+// parallel/tp1d/row_parallel_linear.cpp, RowParallelLinear::backward, and fc1's in
+// parallel/tp1d/column_parallel_linear.cpp, ColumnParallelLinear::input_grad and
+// ColumnParallelLinear::weight_grads.
 MlpGrads mlp_backward(Device& device, Comm& tp, const MlpShards& p, const MlpSaved& saved,
                       const Tensor& dy) {
   const DType dtype = dy.dtype();
