@@ -11,8 +11,8 @@ Tensor global_sum(Device& device, Comm& world, const Tensor& x_local) {
   return sum;
 }
 
-// The library's version: parallel/comm/collective.cpp, bus_factor (line 21), by which the
-// counters scale every collective's elements.
+// The library's version: parallel/comm/collective.cpp, bus_factor, by which the counters
+// scale every collective's elements.
 double ring_all_reduce_elements(int p, std::int64_t elements) {
   // reduce-scatter: p - 1 steps of N/p; all-gather: p - 1 more.
   return 2.0 * (p - 1) / p * static_cast<double>(elements);

@@ -4,8 +4,8 @@
 
 namespace tplab::lessons::row_split {
 
-// The library's version: parallel/tp1d/row_parallel_linear.cpp, RowParallelLinear::forward
-// (line 14), which adds the bias after the all-reduce, once.
+// The library's version: parallel/tp1d/row_parallel_linear.cpp, RowParallelLinear::forward,
+// which adds the bias after the all-reduce, once.
 Tensor row_parallel_matmul(Device& device, Comm& tp, const Tensor& x_shard, const Tensor& w_shard) {
   Tensor y = device.empty({x_shard.rows(), w_shard.cols()}, x_shard.dtype());
   // [m, in/t] x [in/t, out] -> [m, out]   (a partial sum over this rank's rows of W)

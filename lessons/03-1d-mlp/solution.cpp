@@ -4,8 +4,7 @@
 
 namespace tplab::lessons::mlp_1d {
 
-// The library's f and g: parallel/tp1d/conjugate_operators.hpp, OperatorF (line 14) and
-// OperatorG (line 27).
+// The library's f and g: parallel/tp1d/conjugate_operators.hpp, OperatorF and OperatorG.
 const Tensor& f_forward(const Tensor& x) {
   return x;  // X is already whole on every rank
 }
@@ -22,9 +21,10 @@ const Tensor& g_backward(const Tensor& dy) {
   return dy;  // dY is already whole on every rank
 }
 
-// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::forward (line 13), with fc1 a
-// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, apply at line 20) and fc2 a
-// RowParallelLinear (parallel/tp1d/row_parallel_linear.cpp, forward at line 14).
+// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::forward, with fc1 a
+// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, ColumnParallelLinear::apply)
+// and fc2 a RowParallelLinear (parallel/tp1d/row_parallel_linear.cpp,
+// RowParallelLinear::forward).
 MlpForward mlp_forward(Device& device, Comm& tp, const MlpShards& p, const Tensor& x) {
   const DType dtype = x.dtype();
   const std::int64_t m = x.rows();
@@ -45,10 +45,10 @@ MlpForward mlp_forward(Device& device, Comm& tp, const MlpShards& p, const Tenso
   return r;
 }
 
-// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward (line 23), with fc2's
-// RowParallelLinear::backward (parallel/tp1d/row_parallel_linear.cpp, line 24) and fc1's
-// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, input_grad at line 28,
-// weight_grads at line 35).
+// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward, with fc2's backward in
+// parallel/tp1d/row_parallel_linear.cpp, RowParallelLinear::backward, and fc1's in
+// parallel/tp1d/column_parallel_linear.cpp, ColumnParallelLinear::input_grad and
+// ColumnParallelLinear::weight_grads.
 MlpGrads mlp_backward(Device& device, Comm& tp, const MlpShards& p, const MlpSaved& saved,
                       const Tensor& dy) {
   const DType dtype = dy.dtype();

@@ -26,7 +26,7 @@ class Attention final : public Sublayer {
         core_(device, shape.b, shape.heads / tp.size(), shape.head_dim()),
         projection_(device, tp, p.at("wo"), p.at("bo")) {}
 
-  // The library's version: parallel/tp1d/attention_1d.cpp, Attention1D::forward (line 15).
+  // The library's version: parallel/tp1d/attention_1d.cpp, Attention1D::forward.
   Tensor forward(const Tensor& a) override {
     const Tensor& input = tp1d::OperatorF::forward(a);  // [m, h], whole on every rank
     // [m, h] x [h, h/t] -> [m, h/t] each: this rank's n/t heads, whole
@@ -37,7 +37,7 @@ class Attention final : public Sublayer {
     return projection_.forward(ctx);            // [m, h/t] x [h/t, h] -> [m, h], all-reduced (g)
   }
 
-  // The library's version: parallel/tp1d/attention_1d.cpp, Attention1D::backward (line 24).
+  // The library's version: parallel/tp1d/attention_1d.cpp, Attention1D::backward.
   Tensor backward(const Tensor& dout) override {
     const Tensor dctx = projection_.backward(dout);  // [m, h] x [h/t, h]^T -> [m, h/t]
     Tensor dq, dk, dv;
@@ -80,7 +80,7 @@ class Block final : public ParallelModule {
         ln2_(device, nullptr, nullptr, shape.h, p.at("ln2_gamma"), p.at("ln2_beta")),
         mlp_(device, tp, p, Activation::gelu) {}
 
-  // The library's version: parallel/layers/pre_ln_block.cpp, PreLnBlock::forward (line 17).
+  // The library's version: parallel/layers/pre_ln_block.cpp, PreLnBlock::forward.
   Tensor forward(const Tensor& x) override {
     Tensor x1 = attention_->forward(ln1_.forward(x));  // [m, h], replicated
     device_.add_inplace(x1, x);                        // x1 = x + Attention(LN1(x))
@@ -89,7 +89,7 @@ class Block final : public ParallelModule {
     return y;
   }
 
-  // The library's version: parallel/layers/pre_ln_block.cpp, PreLnBlock::backward (line 32).
+  // The library's version: parallel/layers/pre_ln_block.cpp, PreLnBlock::backward.
   Tensor backward(const Tensor& dy) override {
     // dy reaches x1 twice: through the MLP branch and through the residual.
     Tensor dx1 = ln2_.backward(mlp_.backward(dy));

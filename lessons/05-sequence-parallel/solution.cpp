@@ -5,8 +5,8 @@
 namespace tplab::lessons::sequence_parallel {
 
 // The library's version of both: parallel/tp1d/column_parallel_linear.cpp,
-// GatherFromSequenceParallelRegion::forward (line 76, the all-gather), and
-// parallel/tp1d/row_parallel_linear.cpp, ReduceScatterToSequenceParallelRegion (line 60, the
+// GatherFromSequenceParallelRegion::forward (the all-gather), and
+// parallel/tp1d/row_parallel_linear.cpp, ReduceScatterToSequenceParallelRegion::forward (the
 // reduce-scatter).
 Tensor all_gather_tokens(Device& device, Comm& tp, const Tensor& shard) {
   Tensor full = device.empty({tp.size() * shard.rows(), shard.cols()}, shard.dtype());
@@ -20,9 +20,9 @@ Tensor reduce_scatter_tokens(Device& device, Comm& tp, const Tensor& full) {
   return shard;
 }
 
-// The library's version: parallel/layers/layernorm.cpp, LayerNorm::forward (line 26), built
-// with no feature group and tp as its replica group, then parallel/tp1d/mlp_1d.cpp,
-// Mlp1D::forward (line 13) with Mode1D{.sequence_parallel = true}, which builds the
+// The library's version: parallel/layers/layernorm.cpp, LayerNorm::forward, built with no
+// feature group and tp as its replica group, then parallel/tp1d/mlp_1d.cpp, Mlp1D::forward
+// with Mode1D{.sequence_parallel = true}, which builds the
 // sequence-parallel operators (parallel/tp1d/column_parallel_linear.cpp, make_input_operator).
 SpForward ln_mlp_forward(Device& device, Comm& tp, const SpShards& p, const Tensor& x_shard) {
   const DType dtype = x_shard.dtype();
@@ -60,11 +60,10 @@ SpForward ln_mlp_forward(Device& device, Comm& tp, const SpShards& p, const Tens
   return r;
 }
 
-// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward (line 23) with
-// Mode1D{.sequence_parallel = true}, then parallel/layers/layernorm.cpp, LayerNorm::backward
-// (line 45). The library keeps only a_r and gathers a again in backward:
-// parallel/tp1d/column_parallel_linear.cpp, GatherFromSequenceParallelRegion::input_for_backward
-// (line 82).
+// The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward with
+// Mode1D{.sequence_parallel = true}, then parallel/layers/layernorm.cpp, LayerNorm::backward.
+// The library keeps only a_r and gathers a again in backward:
+// parallel/tp1d/column_parallel_linear.cpp, GatherFromSequenceParallelRegion::input_for_backward.
 SpGrads ln_mlp_backward(Device& device, Comm& tp, const SpShards& p, const SpSaved& saved,
                         const Tensor& dy_shard) {
   const DType dtype = dy_shard.dtype();

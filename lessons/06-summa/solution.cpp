@@ -4,8 +4,8 @@
 
 namespace tplab::lessons::summa {
 
-// The library's version: parallel/tp2d/summa.cpp, summa_forward (line 51), which can also
-// start step k+1's broadcasts before step k's product (ExecutionPolicy::overlap).
+// The library's version: parallel/tp2d/summa.cpp, summa_forward, which can also start step
+// k+1's broadcasts before step k's product (ExecutionPolicy::overlap).
 Tensor summa_forward(Device& device, Grid2D& grid, const Tensor& x, const Tensor& w) {
   Tensor y = device.zeros({x.rows(), w.cols()}, x.dtype());
   for (int k = 0; k < grid.q; ++k) {

@@ -1,6 +1,6 @@
 // Lesson 07, the answer: the steps of tplab's LayerNorm with the 2D scheme's groups: features
 // over grid.row, replicas of gamma and beta over grid.column. The library's version:
-// parallel/layers/layernorm.cpp, LayerNorm::forward (line 26) and LayerNorm::backward (line 45).
+// parallel/layers/layernorm.cpp, LayerNorm::forward and LayerNorm::backward.
 #include "lesson.hpp"
 
 namespace tplab::lessons::block_2d {

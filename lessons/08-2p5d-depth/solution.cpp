@@ -4,8 +4,8 @@
 
 namespace tplab::lessons::tesseract {
 
-// The library's version: parallel/grid/grid_2p5d.cpp, Grid2p5D::build (line 7), which also
-// refuses a world size that is not d q^2.
+// The library's version: parallel/grid/grid_2p5d.cpp, Grid2p5D::build, which also refuses a
+// world size that is not d q^2.
 Grid2p5D build_tesseract_grid(Comm& world, int d) {
   const int q = square_root(world.size() / d);
   const int r = world.rank();  // r = j + q*i + q^2*k
@@ -21,8 +21,8 @@ Grid2p5D build_tesseract_grid(Comm& world, int d) {
   return grid;
 }
 
-// The library's version: parallel/tp2p5d/scheme_2p5d.cpp, Module2p5D::backward (line 31),
-// which can also start every sum and wait for them together.
+// The library's version: parallel/tp2p5d/scheme_2p5d.cpp, Module2p5D::backward, which can
+// also start every sum and wait for them together.
 void all_reduce_over_depth(Comm& depth, TensorMap& gradients) {
   // A Tensor shares its storage, so the module's own gradient tensors are summed.
   for (auto& [name, grad] : gradients) depth.all_reduce(grad);

@@ -4,15 +4,15 @@
 
 namespace tplab::lessons::block_3d {
 
-// The library's version: parallel/tp3d/linear_roles.hpp, LinearRoles::swapped (line 24).
+// The library's version: parallel/tp3d/linear_roles.hpp, LinearRoles::swapped.
 tp3d::LinearRoles next_roles(tp3d::LinearRoles roles) {
   // This linear wrote Y with its tokens cut along its output axis: the next one gathers its
   // input along that axis, and scatters its own output along this one's input axis.
   return {.input = roles.output, .output = roles.input};
 }
 
-// The library's version: parallel/tp3d/linear_3d.cpp, Linear3D::backward (line 55), then
-// parallel/tp3d/input_gather_3d.cpp, InputGather3D::backward (line 27) for dX.
+// The library's version: parallel/tp3d/linear_3d.cpp, Linear3D::backward, then
+// parallel/tp3d/input_gather_3d.cpp, InputGather3D::backward for dX.
 LinearGradients linear_3d_backward(Device& device, const Grid3D& grid, tp3d::LinearRoles roles,
                                    const Tensor& dy, const Tensor& x_gathered,
                                    const Tensor& w_gathered) {

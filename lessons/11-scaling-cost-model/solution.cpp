@@ -18,14 +18,14 @@ double ring_all_reduce_bus_elements(std::int64_t elements, int t) {
 
 }  // namespace
 
-// The library's version: model/cost_1d.cpp, cost_1d (line 40), whose comm rows count the same
-// calls and elements.
+// The library's version: model/cost_1d.cpp, cost_1d, whose comm rows count the same calls and
+// elements.
 double bus_elements_1d(const BlockShape& shape, int t) {
   return kAllReduces * ring_all_reduce_bus_elements(shape.tokens() * shape.h, t);
 }
 
-// The library's version: model/projection.cpp, project (line 16), which times each row of cost_1d
-// with model/alpha_beta.cpp, collective_time (line 11).
+// The library's version: model/projection.cpp, project, which times each row of cost_1d with
+// model/alpha_beta.cpp, collective_time.
 StepTime step_time_1d(const BlockShape& shape, int t, const model::HardwareProfile& profile) {
   StepTime step;
   step.compute_s = model::block_step_flops(shape) / t / profile.matmul_flops_per_s;
