@@ -23,6 +23,7 @@
 #include "rank_hosts.hpp"
 #include "rank_output.hpp"
 #include "safe_output.hpp"
+#include "scheme/scheme_registry.hpp"
 #include "step_timer.hpp"
 
 namespace tplab::app {
@@ -418,7 +419,7 @@ int drive_scaling(const ScalingOptions& o) {
 
 /// The options `scaling` and `step` share.
 void add_options(CLI::App& cmd, ScalingOptions& o) {
-  cmd.add_option("--scheme", o.schemes, "schemes: 1d, 1d-sp, 2d, 2.5d, 3d")
+  cmd.add_option("--scheme", o.schemes, "schemes: " + scheme_help_list())
       ->delimiter(',')
       ->capture_default_str();
   cmd.add_option("--np", o.np, "world sizes")->delimiter(',')->capture_default_str();

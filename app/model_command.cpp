@@ -15,6 +15,7 @@
 #include "option_checks.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
+#include "scheme/scheme_registry.hpp"
 
 namespace tplab::app {
 
@@ -311,7 +312,8 @@ void add_model_command(CLI::App& app, int& exit_code) {
       "(alpha-beta, intra- and inter-node links), memory, and the fastest scheme.\n"
       "--calibrate measures this machine into the 'local' profile; --compare runs bench step "
       "and prints the model's time beside the measured one.");
-  cmd->add_option("--scheme", o->schemes, "schemes: 1d, 2d, 2.5d or all (default: all)")
+  cmd->add_option("--scheme", o->schemes,
+                  "schemes: " + scheme_help_list() + " or all (default: all)")
       ->delimiter(',');
   cmd->add_option("--batch", o->batch, "b, sequences per step");
   cmd->add_option("--seq", o->seq, "s, tokens per sequence");

@@ -23,6 +23,7 @@
 #include "rank_output.hpp"
 #include "report.hpp"
 #include "safe_output.hpp"
+#include "scheme/scheme_registry.hpp"
 
 namespace tplab::app {
 namespace {
@@ -369,8 +370,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "Check every scheme against the single-device reference, tensor by tensor.\n"
       "Launches mpiexec itself; under mpiexec it runs that one world size.");
   cmd->add_option("--scheme", o->schemes,
-                  "schemes to check: 1d, 1d-sp, 2d, 2.5d, 3d (default: all)")
+                  "schemes to check: " + scheme_help_list() + " (default: all)")
       ->delimiter(',');
+  cmd->footer(scheme_help_table());
   cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
   cmd->add_option("--dtype", o->dtypes, "f64, f32, bf16 (bf16 with --backend cuda)")
       ->delimiter(',')
