@@ -7,9 +7,8 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "cost_1d.hpp"
-#include "cost_1d_sp.hpp"
 #include "flops.hpp"
+#include "scheme_costs.hpp"
 
 namespace tplab::model {
 
@@ -62,10 +61,9 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
 
   p.weight_bytes = static_cast<double>(cost.parameter_elements) * bytes;
   p.activation_bytes = static_cast<double>(cost.activation_elements) * bytes;
-  if (scheme_name == "1d" && bytes == 2)
-    p.korthikanti_bytes = korthikanti_activation_bytes_1d(shape, gpus);
-  if (scheme_name == "1d-sp" && bytes == 2)
-    p.korthikanti_bytes = korthikanti_activation_bytes_1d_sp(shape, gpus);
+  const auto korthikanti_bytes = cost_model_of(scheme_name).korthikanti_bytes;
+  if (korthikanti_bytes != nullptr && bytes == 2)
+    p.korthikanti_bytes = korthikanti_bytes(shape, gpus);
   p.fits_memory = p.weight_bytes + p.activation_bytes <= profile.memory_bytes;
   return p;
 }

@@ -4,7 +4,7 @@
 ///
 /// Each scheme's formulas are one function, cost_<scheme>(shape, grid sizes, workload), in a
 /// file of its own (cost_1d.cpp, cost_2d.cpp, cost_2p5d.cpp, cost_3d.cpp), with the derivation
-/// beside the code. Adding a scheme is adding that function and one line to rank_cost().
+/// beside the code. Adding a scheme is adding that function and its entry in scheme_costs.cpp.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +41,8 @@ struct RankCost {
   std::vector<GroupLayout> groups;  ///< the grid's groups of more than one rank
 };
 
-/// The model for `scheme` ("1d", "2d", "2.5d") on `world_size` ranks. Throws UsageError, as
-/// Scheme::validate does, when the scheme cannot run the shape on that many ranks.
+/// The model for `scheme` (a name of the registry: "1d", "2d", ...) on `world_size` ranks. Throws
+/// UsageError, as Scheme::validate does, when the scheme cannot run the shape on that many ranks.
 RankCost rank_cost(std::string_view scheme, const SchemeOptions& options, int world_size,
                    const BlockShape& shape, Workload workload);
 

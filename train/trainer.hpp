@@ -16,7 +16,7 @@ namespace tplab::train {
 
 /// One training run.
 struct TrainConfig {
-  std::string scheme = "1d";                             ///< "1d", "2d", "2.5d", "3d"
+  std::string scheme = "1d";                             ///< a name of scheme_names()
   SchemeOptions options;                                 ///< 2.5D's depth, 3D's regather
   gpt::GptShape shape{BlockShape{4, 16, 32, 4}, 64, 2};  ///< blocks, V and L
   DType dtype = DType::f64;                              ///< of the parallel model

@@ -18,7 +18,7 @@ namespace tplab::verify {
 
 /// One verification run.
 struct RunConfig {
-  /// The scheme: "1d", "2d", "2.5d" or "3d".
+  /// The scheme, by its name in the registry (scheme_names()): "1d", "2.5d", ...
   std::string scheme = "1d";
   /// 2.5D's depth, 3D's regathering.
   SchemeOptions options;

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "cost_1d_sp.hpp"
 #include "problem.hpp"
+#include "scheme_costs.hpp"
 
 namespace tplab::verify {
 namespace {
@@ -113,13 +113,12 @@ void print_run(const RunResult& run, std::FILE* out) {
              run.saved_bytes, run.saved_bytes_model,
              run.saved_bytes == run.saved_bytes_model ? "equal" : "differs",
              c.options.regather ? " (gathered copies dropped, gathered again)" : "");
-  if (c.scheme == "1d-sp") {
+  if (const auto kept_savings = model::cost_model_of(c.scheme).kept_savings) {
     const Workload workload = c.exact ? Workload::linear_pair : Workload::block;
-    fmt::print(out, "  sequence parallelism keeps {} bytes fewer than 1d: (t-1)/t x {} (model)\n",
-               static_cast<std::size_t>(
-                   model::sequence_parallel_activation_savings(c.shape, run.world_size, workload)) *
-                   dtype_size(c.dtype),
-               c.exact ? "m h" : "(4 m h + 2 m)");
+    const model::KeptSavings savings = kept_savings(c.shape, run.world_size, workload);
+    fmt::print(out, "  {} keeps {} bytes fewer than {}: {} (model)\n", savings.technique,
+               static_cast<std::size_t>(savings.elements) * dtype_size(c.dtype),
+               savings.compared_with, savings.formula);
   }
   print_comm_check(run, out);
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",

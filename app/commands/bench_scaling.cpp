@@ -12,6 +12,7 @@
 #include "mpi_command.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
+#include "scheme/scheme_registry.hpp"
 #include "step_timer.hpp"
 #include "world_run.hpp"
 
@@ -182,12 +183,6 @@ struct Planned {
   BlockShape shape;
 };
 
-std::vector<std::string> chosen_schemes(const ScalingOptions& o) {
-  if (o.schemes.empty() || (o.schemes.size() == 1 && o.schemes[0] == "all")) return scheme_names();
-  for (const auto& s : o.schemes) make_scheme(s);  // unknown names fail here, naming the known
-  return o.schemes;
-}
-
 /// Every (scheme, mode, np) the scheme can run; the others are listed with the reason.
 std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& skipped) {
   const BlockShape base = parse_block_shape(o.shape);
@@ -199,7 +194,7 @@ std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& ski
     if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
   }
   std::vector<Planned> runs;
-  for (const auto& name : chosen_schemes(o)) {
+  for (const auto& name : chosen_schemes(o.schemes)) {
     const auto scheme = make_scheme(name, {o.depth, o.regather, o.overlap == "on"});
     for (const auto& mode : modes_of(o.mode)) {
       for (int np : o.np) {
@@ -368,7 +363,7 @@ int drive_scaling(const CLI::App& command, const ScalingOptions& o) {
 
 /// The options `scaling` and `step` share.
 void add_options(CLI::App& cmd, ScalingOptions& o) {
-  cmd.add_option("--scheme", o.schemes, "schemes: 1d, 1d-sp, 2d, 2.5d, 3d")
+  cmd.add_option("--scheme", o.schemes, "schemes: " + scheme_help_list())
       ->delimiter(',')
       ->capture_default_str();
   cmd.add_option("--np", o.np, "world sizes")->delimiter(',')->capture_default_str();

@@ -15,19 +15,18 @@
 #include "option_checks.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
+#include "scheme/scheme_registry.hpp"
 
 namespace tplab::app {
 
 // ---- options -----------------------------------------------------------------------------------
 
 std::vector<std::string> ModelOptions::chosen_schemes() const {
-  if (!named_schemes()) return scheme_names();
-  for (const auto& s : schemes) make_scheme(s);  // an unknown name fails here, listing the known
-  return schemes;
+  return tplab::chosen_schemes(schemes);
 }
 
 bool ModelOptions::named_schemes() const {
-  return !schemes.empty() && !(schemes.size() == 1 && schemes[0] == "all");
+  return names_schemes(schemes);
 }
 
 BlockShape ModelOptions::block_shape(std::string_view fallback) const {
@@ -309,7 +308,8 @@ int run_projection(const ModelOptions& o) {
 
 /// The options of a projection: the schemes, the shape, the device counts and the hardware.
 void add_projection_options(CLI::App& command, ModelOptions& o) {
-  command.add_option("--scheme", o.schemes, "schemes: 1d, 2d, 2.5d or all (default: all)")
+  command.add_option("--scheme", o.schemes,
+                     "schemes: " + scheme_help_list() + " or all (default: all)")
       ->delimiter(',');
   command.add_option("--batch", o.batch, "b, sequences per step");
   command.add_option("--seq", o.seq, "s, tokens per sequence");

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "safe_output.hpp"
 #include "scheme/scheme.hpp"
+#include "scheme/scheme_registry.hpp"
 
 namespace tplab::app {
 namespace {
@@ -89,7 +90,7 @@ void add_placements_command(CLI::App& app, int& exit_code) {
       "placements",
       "Which block of every global tensor each rank holds under a scheme (no MPI: placements "
       "are pure functions of the scheme, world size and shape)");
-  cmd->add_option("--scheme", o->scheme, "1d, 2d, 2.5d or 3d")->capture_default_str();
+  cmd->add_option("--scheme", o->scheme, scheme_help_list())->capture_default_str();
   cmd->add_option("--np", o->np, "world size p")->capture_default_str();
   cmd->add_option("--shape", o->shape, "b,s,h,heads")->capture_default_str();
   cmd->add_option("--depth", o->depth, "2.5D depth d (default: d = p/q^2 with the largest q)");

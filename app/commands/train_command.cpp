@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -12,6 +11,7 @@
 #include "loss_tolerance.hpp"
 #include "mpi_command.hpp"
 #include "option_checks.hpp"
+#include "scheme/scheme_registry.hpp"
 #include "trainer.hpp"
 #include "world_run.hpp"
 
@@ -38,14 +38,18 @@ struct TrainOptions {
   LaunchOptions launch;
 };
 
-/// The smallest world that splits every part of the model: 1D (and 1D with sequence
-/// parallelism) on 2 ranks, 2D on a 2 x 2
-/// mesh, 2.5D on two layers of 2 x 2 (with d = 1 it would be 2D), 3D on a 2 x 2 x 2 cube.
+/// The smallest world that splits every part of the model (SchemeEntry::train_world_size).
 int default_world_size(const std::string& scheme) {
-  static const std::map<std::string, int, std::less<>> sizes = {
-      {"1d", 2}, {"1d-sp", 2}, {"2d", 4}, {"2.5d", 8}, {"3d", 8}};
-  const auto found = sizes.find(scheme);
-  return found != sizes.end() ? found->second : 1;
+  return find_scheme(scheme).train_world_size;
+}
+
+/// "1d 2, 1d-sp 2, 2d 4, ...", for --np's help.
+std::string default_world_sizes_help() {
+  std::string text;
+  for (const SchemeEntry& entry : scheme_registry()) {
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", entry.name, entry.train_world_size);
+  }
+  return text;
 }
 
 train::TrainConfig make_config(const TrainOptions& o) {
@@ -223,9 +227,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "train",
       "Train a tiny GPT on one scheme for K steps beside the single-device reference.\n"
       "Launches mpiexec itself; under mpiexec it trains on that world.");
-  cmd->add_option("--scheme", o->scheme, "1d, 2d, 2.5d or 3d")->capture_default_str();
+  cmd->add_option("--scheme", o->scheme, scheme_help_list())->capture_default_str();
   cmd->add_option("--np", o->np,
-                  "ranks (default: 1d and 1d-sp 2, 2d 4, 2.5d 8, 3d 8; under mpiexec: its world)");
+                  "ranks (default: " + default_world_sizes_help() + "; under mpiexec: its world)");
   cmd->add_option("--steps", o->steps, "SGD steps K")->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "f64 or f32")->capture_default_str();
   cmd->add_option("--shape", o->shape, "every block's shape b,s,h,heads")->capture_default_str();

@@ -14,6 +14,7 @@
 #include "problem.hpp"
 #include "report.hpp"
 #include "safe_output.hpp"
+#include "scheme/scheme_registry.hpp"
 #include "world_run.hpp"
 
 namespace tplab::app {
@@ -48,12 +49,6 @@ struct VerifyOptions {
     return {overlap == "on"};
   }
 };
-
-std::vector<std::string> chosen_schemes(const VerifyOptions& o) {
-  if (o.schemes.empty() || (o.schemes.size() == 1 && o.schemes[0] == "all")) return scheme_names();
-  for (const auto& s : o.schemes) make_scheme(s);  // unknown names fail here, naming the known
-  return o.schemes;
-}
 
 /// Refuses, before anything runs, a backend, communicator or dtype that cannot go together.
 void validate_backend(const VerifyOptions& o) {
@@ -99,7 +94,7 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
 WorldResult verify_in_world(const VerifyOptions& o, World& w) {
   validate_backend(o);
   std::vector<verify::RunConfig> runs;
-  for (const auto& scheme : chosen_schemes(o)) {
+  for (const auto& scheme : chosen_schemes(o.schemes)) {
     const auto c = configurations(o, scheme);
     make_scheme(scheme, c.front().options)->validate(w.comm.size(), c.front().shape);
     runs.insert(runs.end(), c.begin(), c.end());
@@ -149,7 +144,7 @@ void print_summary(const nlohmann::json& runs, const std::vector<JobFailure>& fa
 /// with every scheme implied, those that cannot use a world size are left out of it, and only
 /// a world size none can use is refused.
 LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape) {
-  const bool every_scheme = o.schemes.empty() || o.schemes == std::vector<std::string>{"all"};
+  const bool every_scheme = !names_schemes(o.schemes);
   for (int np : o.np) {
     if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
   }
@@ -157,7 +152,7 @@ LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape) {
   plan.tensors = "every rank holds the whole problem and the reference's answer in f64";
   plan.smaller = "a smaller --shape";
   std::vector<std::string> skipped;
-  for (const auto& name : chosen_schemes(o)) {
+  for (const auto& name : chosen_schemes(o.schemes)) {
     const auto scheme = make_scheme(name, o.scheme_options(false));
     for (int np : o.np.empty() ? scheme->default_world_sizes() : o.np) {
       if (every_scheme && !o.np.empty() && !scheme->why_not(np, shape).empty()) {
@@ -242,8 +237,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "Check every scheme against the single-device reference, tensor by tensor.\n"
       "Launches mpiexec itself; under mpiexec it runs that one world size.");
   cmd->add_option("--scheme", o->schemes,
-                  "schemes to check: 1d, 1d-sp, 2d, 2.5d, 3d (default: all)")
+                  "schemes to check: " + scheme_help_list() + " (default: all)")
       ->delimiter(',');
+  cmd->footer(scheme_help_table());
   cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
   cmd->add_option("--dtype", o->dtypes, "f64, f32, bf16 (bf16 with --backend cuda)")
       ->delimiter(',')

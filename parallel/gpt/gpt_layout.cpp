@@ -5,20 +5,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "gpt/gpt_layout_1d.hpp"
-#include "gpt/gpt_layout_3d.hpp"
-#include "gpt/gpt_layout_mesh.hpp"
+#include "scheme/scheme_registry.hpp"
 
 namespace tplab::gpt {
 
 std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOptions& options) {
-  if (name == "1d") return std::make_unique<GptLayout1D>(false);
-  if (name == "1d-sp") return std::make_unique<GptLayout1D>(true);
-  if (name == "2d") return std::make_unique<GptLayoutMesh>(false, 1);
-  if (name == "2.5d") return std::make_unique<GptLayoutMesh>(true, options.depth);
-  if (name == "3d") return std::make_unique<GptLayout3D>();
-  throw UsageError(
-      fmt::format("scheme '{}' has no GPT layout yet (known: 1d, 1d-sp, 2d, 2.5d, 3d)", name));
+  return find_scheme(name).make_gpt_layout(options);
 }
 
 void validate_gpt(const Scheme& scheme, const GptLayout& layout, int world_size,

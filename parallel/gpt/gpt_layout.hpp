@@ -36,7 +36,8 @@ struct GptParts {
 /// A scheme's placement of the model parameters (kModelParameters) and of the logits, and the
 /// parts built from them. Each scheme splits the vocabulary the way its activation layout
 /// suggests (see the implementations, gpt_layout_1d.cpp, gpt_layout_mesh.cpp and
-/// gpt_layout_3d.cpp); a new scheme adds one such file and one line in make_gpt_layout().
+/// gpt_layout_3d.cpp); a new scheme adds one such file and names it in its registry entry
+/// (scheme/scheme_registry.cpp).
 class GptLayout {
  public:
   virtual ~GptLayout() = default;
@@ -50,8 +51,8 @@ class GptLayout {
                               const TensorMap& parameters) const = 0;
 };
 
-/// The layout of scheme `name` ("1d", "1d-sp", "2d", "2.5d", "3d"); throws UsageError for a scheme
-/// that has none.
+/// The layout of scheme `name`, as its registry entry builds it; throws UsageError for a name
+/// the registry does not know.
 std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOptions& options);
 
 /// Throws UsageError, the same on every rank, unless `scheme` and its layout can run `shape`

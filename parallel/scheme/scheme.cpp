@@ -6,10 +6,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "tp1d/scheme_1d.hpp"
-#include "tp2d/scheme_2d.hpp"
-#include "tp2p5d/scheme_2p5d.hpp"
-#include "tp3d/scheme_3d.hpp"
+#include "scheme/scheme_registry.hpp"
 
 namespace tplab {
 
@@ -67,24 +64,13 @@ std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placeme
 }
 
 std::vector<std::string> scheme_names() {
-  return {"1d", "1d-sp", "2d", "2.5d", "3d"};
+  std::vector<std::string> names;
+  for (const SchemeEntry& entry : scheme_registry()) names.emplace_back(entry.name);
+  return names;
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
-  const ExecutionPolicy policy{.overlap = options.overlap, .regather = options.regather};
-  if (name == "1d") return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{false}, policy);
-  if (name == "1d-sp") return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true}, policy);
-  if (name == "2d") return std::make_unique<tp2d::Scheme2D>(options.overlap);
-  if (name == "2.5d") {
-    if (options.depth < 0) {
-      throw UsageError(
-          fmt::format("--depth {}: the depth is a number of layers, at least 1", options.depth));
-    }
-    return std::make_unique<tp2p5d::Scheme2p5D>(options.depth, options.overlap);
-  }
-  if (name == "3d") return std::make_unique<tp3d::Scheme3D>(options.regather, options.overlap);
-  throw UsageError(
-      fmt::format("unknown scheme '{}' (known: {})", name, fmt::join(scheme_names(), ", ")));
+  return find_scheme(name).make(options);
 }
 
 }  // namespace tplab

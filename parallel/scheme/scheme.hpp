@@ -51,6 +51,9 @@ class Scheme {
   std::vector<int> usable_world_sizes(const BlockShape& shape, int limit) const;
   /// The grid used at `world_size`, for reports: "t=4", "q=2", "q=2 d=2".
   virtual std::string describe_grid(int world_size, const BlockShape& shape) const = 0;
+  /// The number of depth layers at `world_size`: layers of ranks that hold the same parameter
+  /// shards for other tokens (2.5D's d; 0 when no depth fits). 1 for a scheme without depth.
+  virtual int depth_for(int /*world_size*/, const BlockShape& /*shape*/) const { return 1; }
   /// Where each tensor of the workload (inputs, parameters, outputs, gradients) lives.
   virtual std::vector<TensorPlacement> placements(int world_size, const BlockShape& shape,
                                                   Workload workload) const = 0;
@@ -61,10 +64,11 @@ class Scheme {
                                                       TensorMap parameters) const = 0;
 };
 
-/// The scheme called `name` ("1d", "3d"); throws UsageError listing the known ones otherwise.
+/// The scheme called `name` ("1d", "3d"), as its entry in the registry
+/// (scheme/scheme_registry.hpp) builds it; throws UsageError listing the known ones otherwise.
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options = {});
 
-/// Names of every scheme, in teaching order.
+/// Names of every scheme in the registry, in teaching order.
 std::vector<std::string> scheme_names();
 
 }  // namespace tplab

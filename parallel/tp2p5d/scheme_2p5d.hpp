@@ -29,7 +29,7 @@ class Scheme2p5D final : public Scheme {
                                               TensorMap parameters) const override;
 
   /// The depth used at `world_size` (the chosen one, or the automatic choice), 0 if none fits.
-  int depth_for(int world_size, const BlockShape& shape) const;
+  int depth_for(int world_size, const BlockShape& shape) const override;
 
  private:
   int depth_;
