@@ -5,7 +5,7 @@
 namespace tplab::lessons::column_split {
 
 // The library's version: parallel/tp1d/column_parallel_linear.cpp, ColumnParallelLinear::apply
-// (line 18), which adds the bias as well.
+// (line 8), which adds the bias as well.
 Tensor column_parallel_matmul(Device& device, const Tensor& x, const Tensor& w_shard) {
   Tensor y = device.empty({x.rows(), w_shard.cols()}, x.dtype());
   // [m, in] x [in, out/t] -> [m, out/t]: X is whole on every rank, so no communication

@@ -4,8 +4,8 @@
 
 namespace tplab::lessons::mlp_1d {
 
-// The library's f and g: parallel/tp1d/conjugate_operators.hpp, OperatorF (line 14) and
-// OperatorG (line 27).
+// The library's f and g: parallel/tp1d/conjugate_operators.hpp, CopyToTensorParallelRegion
+// (line 58) and ReduceFromTensorParallelRegion (line 125).
 const Tensor& f_forward(const Tensor& x) {
   return x;  // X is already whole on every rank
 }
@@ -23,8 +23,8 @@ const Tensor& g_backward(const Tensor& dy) {
 }
 
 // The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::forward (line 13), with fc1 a
-// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, apply at line 20) and fc2 a
-// RowParallelLinear (parallel/tp1d/row_parallel_linear.cpp, forward at line 14).
+// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, apply at line 8) and fc2 a
+// RowParallelLinear (parallel/tp1d/row_parallel_linear.cpp, forward at line 12).
 MlpForward mlp_forward(Device& device, Comm& tp, const MlpShards& p, const Tensor& x) {
   const DType dtype = x.dtype();
   const std::int64_t m = x.rows();
@@ -46,9 +46,9 @@ MlpForward mlp_forward(Device& device, Comm& tp, const MlpShards& p, const Tenso
 }
 
 // The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward (line 23), with fc2's
-// RowParallelLinear::backward (parallel/tp1d/row_parallel_linear.cpp, line 24) and fc1's
-// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, input_grad at line 28,
-// weight_grads at line 35).
+// RowParallelLinear::backward (parallel/tp1d/row_parallel_linear.cpp, line 22) and fc1's
+// ColumnParallelLinear (parallel/tp1d/column_parallel_linear.cpp, input_grad at line 16,
+// weight_grads at line 23).
 MlpGrads mlp_backward(Device& device, Comm& tp, const MlpShards& p, const MlpSaved& saved,
                       const Tensor& dy) {
   const DType dtype = dy.dtype();

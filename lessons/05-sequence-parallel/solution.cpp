@@ -4,10 +4,9 @@
 
 namespace tplab::lessons::sequence_parallel {
 
-// The library's version of both: parallel/tp1d/column_parallel_linear.cpp,
-// GatherFromSequenceParallelRegion::forward (line 76, the all-gather), and
-// parallel/tp1d/row_parallel_linear.cpp, ReduceScatterToSequenceParallelRegion (line 60, the
-// reduce-scatter).
+// The library's version of both: parallel/tp1d/conjugate_operators.cpp,
+// GatherFromSequenceParallelRegion::forward (line 29, the all-gather), and
+// ReduceScatterToSequenceParallelRegion::forward (line 75, the reduce-scatter).
 Tensor all_gather_tokens(Device& device, Comm& tp, const Tensor& shard) {
   Tensor full = device.empty({tp.size() * shard.rows(), shard.cols()}, shard.dtype());
   tp.all_gather(shard, full);  // [m/t, h] on each rank -> [m, h], rank r's tokens in its rows
@@ -23,7 +22,7 @@ Tensor reduce_scatter_tokens(Device& device, Comm& tp, const Tensor& full) {
 // The library's version: parallel/layers/layernorm.cpp, LayerNorm::forward (line 26), built
 // with no feature group and tp as its replica group, then parallel/tp1d/mlp_1d.cpp,
 // Mlp1D::forward (line 13) with Mode1D{.sequence_parallel = true}, which builds the
-// sequence-parallel operators (parallel/tp1d/column_parallel_linear.cpp, make_input_operator).
+// sequence-parallel operators (parallel/tp1d/conjugate_operators.cpp, make_column_input_region).
 SpForward ln_mlp_forward(Device& device, Comm& tp, const SpShards& p, const Tensor& x_shard) {
   const DType dtype = x_shard.dtype();
   const std::int64_t tokens = x_shard.rows(), h = x_shard.cols();
@@ -63,8 +62,8 @@ SpForward ln_mlp_forward(Device& device, Comm& tp, const SpShards& p, const Tens
 // The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward (line 23) with
 // Mode1D{.sequence_parallel = true}, then parallel/layers/layernorm.cpp, LayerNorm::backward
 // (line 45). The library keeps only a_r and gathers a again in backward:
-// parallel/tp1d/column_parallel_linear.cpp, GatherFromSequenceParallelRegion::input_for_backward
-// (line 82).
+// parallel/tp1d/conjugate_operators.cpp, GatherFromSequenceParallelRegion::input_for_backward
+// (line 38).
 SpGrads ln_mlp_backward(Device& device, Comm& tp, const SpShards& p, const SpSaved& saved,
                         const Tensor& dy_shard) {
   const DType dtype = dy_shard.dtype();

@@ -4,7 +4,7 @@
 
 namespace tplab::lessons::matmul_3d {
 
-// The library's version: parallel/tp3d/input_gather_3d.cpp, InputGather3D::forward (line 17,
+// The library's version: parallel/tp3d/input_gather_3d.cpp, InputGather3D::forward (line 20,
 // the gather of X~), then parallel/tp3d/linear_3d.cpp, Linear3D::forward (line 34, the gather
 // of W~, the product, the reduce-scatter and the bias), in the roles kReadsBlockLayout.
 Tensor matmul_3d(Device& device, const Grid3D& grid, const Tensor& x_shard, const Tensor& w_shard) {

@@ -12,7 +12,7 @@ tp3d::LinearRoles next_roles(tp3d::LinearRoles roles) {
 }
 
 // The library's version: parallel/tp3d/linear_3d.cpp, Linear3D::backward (line 55), then
-// parallel/tp3d/input_gather_3d.cpp, InputGather3D::backward (line 27) for dX.
+// parallel/tp3d/input_gather_3d.cpp, InputGather3D::backward (line 30) for dX.
 LinearGradients linear_3d_backward(Device& device, const Grid3D& grid, tp3d::LinearRoles roles,
                                    const Tensor& dy, const Tensor& x_gathered,
                                    const Tensor& w_gathered) {

@@ -6,9 +6,10 @@ namespace tplab::lessons::overlap {
 
 // The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward (line 23), with
 // ExecutionPolicy{.overlap = true}; the start is f's backward in
-// parallel/tp1d/column_parallel_linear.cpp, CopyToTensorParallelRegion::backward (line 57). The library computes dW2 before dX (in
-// RowParallelLinear::backward), so only dW1 and db1 travel beside its all-reduce; here dW2
-// and db2 wait until the all-reduce is started, and travel beside it too.
+// parallel/tp1d/conjugate_operators.cpp, CopyToTensorParallelRegion::backward (line 19). The
+// library computes dW2 before dX (in RowParallelLinear::backward), so only dW1 and db1 travel
+// beside its all-reduce; here dW2 and db2 wait until the all-reduce is started, and travel
+// beside it too.
 MlpGradients mlp_backward_overlapped(Device& device, Comm& tp, const MlpShards& p,
                                      const MlpSaved& saved, const Tensor& dy) {
   const DType dtype = dy.dtype();
