@@ -1,8 +1,8 @@
 /// @file
 /// The cost model of 1D tensor parallelism with sequence parallelism (1d-sp), derived from
-/// parallel/tp1d (the sequence-parallel InputOperator in column_parallel_linear.cpp, the
-/// sequence-parallel OutputOperator and RowParallelLinear in row_parallel_linear.cpp, and
-/// LayerNorm with Mode1D's sequence_parallel).
+/// parallel/tp1d (GatherFromSequenceParallelRegion and ReduceScatterToSequenceParallelRegion in
+/// conjugate_operators.cpp, RowParallelLinear in row_parallel_linear.cpp, and LayerNorm with
+/// Mode1D's sequence_parallel).
 ///
 /// Notation: b batch, s sequence, h hidden, n heads, m = b s tokens, t ranks in the group "tp".
 /// Rank r holds tokens [r m/t, (r+1) m/t) of the block's input, output and their gradients.

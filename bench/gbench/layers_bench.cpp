@@ -69,8 +69,9 @@ void column_parallel_linear(benchmark::State& state) {
   const Tensor x = random_tensor({s.m, s.in}, 3);        // X replicated
   const Tensor dy = random_tensor({s.m, s.out / t}, 4);  // dY_r: this rank's columns
   time_collectively(state, *world().comm, layer_flops(s), [&] {
-    benchmark::DoNotOptimize(layer.forward(x));
-    Tensor partial_dx = layer.backward(dy);
+    benchmark::DoNotOptimize(layer.apply(x));
+    layer.weight_grads(x, dy);
+    Tensor partial_dx = layer.input_grad(dy);
     grid.tp->all_reduce(partial_dx);  // operator f's backward, as the block issues it
   });
 }

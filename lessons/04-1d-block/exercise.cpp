@@ -22,7 +22,7 @@ class Attention final : public Sublayer {
  public:
   Attention(Device& device, Comm& tp, const BlockShape& shape, const TensorMap& p)
       : device_(device),
-        tp_(tp),
+        copy_to_tp_(tp),
         query_(device, p.at("wq"), p.at("bq")),
         key_(device, p.at("wk"), p.at("bk")),
         value_(device, p.at("wv"), p.at("bv")),
@@ -30,8 +30,9 @@ class Attention final : public Sublayer {
         projection_(device, tp, p.at("wo"), p.at("bo")) {}
 
   Tensor forward(const Tensor& a) override {
-    // TODO: a -> f (tp1d::OperatorF) -> q, k, v = query_/key_/value_.forward   [m, h] -> [m, h/t]
-    //       -> ctx = core_.forward(q, k, v)                                    [m, h/t]
+    // TODO: a -> f (copy_to_tp_.forward, which keeps a) -> q, k, v = query_/key_/value_.apply
+    //                                                              [m, h] -> [m, h/t]
+    //       -> ctx = core_.forward(q, k, v)                        [m, h/t]
     //       -> projection_.forward(ctx)      [m, h/t] x [h/t, h] -> [m, h], all-reduced (g)
     (void)a;
     TPLAB_TODO();
@@ -39,11 +40,12 @@ class Attention final : public Sublayer {
 
   Tensor backward(const Tensor& dout) override {
     // TODO: dout -> projection_.backward -> dctx [m, h/t] -> core_.backward(dctx, dq, dk, dv)
-    //       -> query_/key_/value_.backward each give a partial dA [m, h]: add the three, then
-    //       f's backward sums the partials of all ranks (device_.add_inplace, tp_).
+    //       -> query_/key_/value_.input_grad each give a partial dA [m, h]: add the three
+    //       (device_.add_inplace); query_/key_/value_.weight_grads(a, dq) and so on need the
+    //       input a that f kept (copy_to_tp_.input_for_backward().wait()); then f's backward
+    //       sums the partials of all ranks (copy_to_tp_.backward(std::move(da)).wait()).
     (void)dout;
     (void)device_;
-    (void)tp_;
     TPLAB_TODO();
   }
 
@@ -55,12 +57,12 @@ class Attention final : public Sublayer {
   }
 
   std::size_t saved_bytes() const override {
-    return query_.saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
+    return copy_to_tp_.saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
   }
 
  private:
   Device& device_;
-  Comm& tp_;
+  tp1d::CopyToTensorParallelRegion copy_to_tp_;  // f, which keeps A for the weight gradients
   tp1d::ColumnParallelLinear query_, key_, value_;
   CausalAttention core_;
   tp1d::RowParallelLinear projection_;

@@ -19,7 +19,7 @@ class Attention final : public Sublayer {
  public:
   Attention(Device& device, Comm& tp, const BlockShape& shape, const TensorMap& p)
       : device_(device),
-        tp_(tp),
+        copy_to_tp_(tp),
         query_(device, p.at("wq"), p.at("bq")),
         key_(device, p.at("wk"), p.at("bk")),
         value_(device, p.at("wv"), p.at("bv")),
@@ -28,11 +28,11 @@ class Attention final : public Sublayer {
 
   // The library's version: parallel/tp1d/attention_1d.cpp, Attention1D::forward.
   Tensor forward(const Tensor& a) override {
-    const Tensor& input = tp1d::OperatorF::forward(a);  // [m, h], whole on every rank
+    const Tensor input = copy_to_tp_.forward(a);  // f: [m, h], whole on every rank, kept
     // [m, h] x [h, h/t] -> [m, h/t] each: this rank's n/t heads, whole
-    const Tensor q = query_.forward(input);
-    const Tensor k = key_.forward(input);
-    const Tensor v = value_.forward(input);
+    const Tensor q = query_.apply(input);
+    const Tensor k = key_.apply(input);
+    const Tensor v = value_.apply(input);
     const Tensor ctx = core_.forward(q, k, v);  // [m, h/t]: heads are independent, no exchange
     return projection_.forward(ctx);            // [m, h/t] x [h/t, h] -> [m, h], all-reduced (g)
   }
@@ -43,11 +43,15 @@ class Attention final : public Sublayer {
     Tensor dq, dk, dv;
     core_.backward(dctx, dq, dk, dv);  // [m, h/t] each
     // [m, h/t] x [h, h/t]^T -> [m, h] each: partial sums over this rank's heads
-    Tensor da = query_.backward(dq);
-    device_.add_inplace(da, key_.backward(dk));
-    device_.add_inplace(da, value_.backward(dv));
-    tp1d::OperatorF::backward(tp_, da);  // f: the partials of every rank summed
-    return da;
+    Tensor da = query_.input_grad(dq);
+    device_.add_inplace(da, key_.input_grad(dk));
+    device_.add_inplace(da, value_.input_grad(dv));
+    const Tensor input = copy_to_tp_.input_for_backward().wait();  // A [m, h], kept by f
+    // [m, h]^T x [m, h/t] -> [h, h/t] each
+    query_.weight_grads(input, dq);
+    key_.weight_grads(input, dk);
+    value_.weight_grads(input, dv);
+    return copy_to_tp_.backward(std::move(da)).wait();  // f: the partials of every rank summed
   }
 
   void collect_gradients(TensorMap& out) const override {
@@ -58,12 +62,12 @@ class Attention final : public Sublayer {
   }
 
   std::size_t saved_bytes() const override {
-    return query_.saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
+    return copy_to_tp_.saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
   }
 
  private:
   Device& device_;
-  Comm& tp_;
+  tp1d::CopyToTensorParallelRegion copy_to_tp_;  // f, which keeps A for the weight gradients
   tp1d::ColumnParallelLinear query_, key_, value_;
   CausalAttention core_;
   tp1d::RowParallelLinear projection_;

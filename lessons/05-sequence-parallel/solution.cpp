@@ -4,10 +4,9 @@
 
 namespace tplab::lessons::sequence_parallel {
 
-// The library's version of both: parallel/tp1d/column_parallel_linear.cpp,
-// GatherFromSequenceParallelRegion::forward (the all-gather), and
-// parallel/tp1d/row_parallel_linear.cpp, ReduceScatterToSequenceParallelRegion::forward (the
-// reduce-scatter).
+// The library's version of both: parallel/tp1d/conjugate_operators.cpp,
+// GatherFromSequenceParallelRegion::forward (the all-gather) and
+// ReduceScatterToSequenceParallelRegion::forward (the reduce-scatter).
 Tensor all_gather_tokens(Device& device, Comm& tp, const Tensor& shard) {
   Tensor full = device.empty({tp.size() * shard.rows(), shard.cols()}, shard.dtype());
   tp.all_gather(shard, full);  // [m/t, h] on each rank -> [m, h], rank r's tokens in its rows
@@ -22,8 +21,8 @@ Tensor reduce_scatter_tokens(Device& device, Comm& tp, const Tensor& full) {
 
 // The library's version: parallel/layers/layernorm.cpp, LayerNorm::forward, built with no
 // feature group and tp as its replica group, then parallel/tp1d/mlp_1d.cpp, Mlp1D::forward
-// with Mode1D{.sequence_parallel = true}, which builds the
-// sequence-parallel operators (parallel/tp1d/column_parallel_linear.cpp, make_input_operator).
+// with Mode1D{.sequence_parallel = true}, which builds the sequence-parallel operators
+// (parallel/tp1d/conjugate_operators.cpp, make_column_input_region).
 SpForward ln_mlp_forward(Device& device, Comm& tp, const SpShards& p, const Tensor& x_shard) {
   const DType dtype = x_shard.dtype();
   const std::int64_t tokens = x_shard.rows(), h = x_shard.cols();
@@ -63,7 +62,7 @@ SpForward ln_mlp_forward(Device& device, Comm& tp, const SpShards& p, const Tens
 // The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward with
 // Mode1D{.sequence_parallel = true}, then parallel/layers/layernorm.cpp, LayerNorm::backward.
 // The library keeps only a_r and gathers a again in backward:
-// parallel/tp1d/column_parallel_linear.cpp, GatherFromSequenceParallelRegion::input_for_backward.
+// parallel/tp1d/conjugate_operators.cpp, GatherFromSequenceParallelRegion::input_for_backward.
 SpGrads ln_mlp_backward(Device& device, Comm& tp, const SpShards& p, const SpSaved& saved,
                         const Tensor& dy_shard) {
   const DType dtype = dy_shard.dtype();

@@ -6,7 +6,7 @@ namespace tplab::lessons::overlap {
 
 // The library's version: parallel/tp1d/mlp_1d.cpp, Mlp1D::backward, with
 // ExecutionPolicy{.overlap = true}; the start is f's backward in
-// parallel/tp1d/column_parallel_linear.cpp, CopyToTensorParallelRegion::backward. The library
+// parallel/tp1d/conjugate_operators.cpp, CopyToTensorParallelRegion::backward. The library
 // computes dW2 before dX (in RowParallelLinear::backward), so only dW1 and db1 travel beside
 // its all-reduce; here dW2 and db2 wait until the all-reduce is started, and travel beside it
 // too.

@@ -13,44 +13,49 @@ namespace tplab::gpt {
 namespace {
 
 /// The LM head: a column-parallel linear whose output features are the vocabulary, after
-/// Megatron's operator f (identity forward, all-reduce backward) or, with sequence
-/// parallelism, its all-gather / reduce-scatter form.
+/// Megatron's f (CopyToTensorParallelRegion) or, with sequence parallelism, an all-gather of
+/// the tokens forward and a reduce-scatter of dX backward. Unlike the blocks' sequence-parallel
+/// f, the head keeps the gathered input whole rather than gathering it again in backward.
 class Head1D final : public Sublayer {
  public:
   Head1D(Device& device, Comm& tp, Tensor weight, Tensor bias, bool sequence_parallel)
       : device_(device),
         tp_(tp),
+        copy_to_tp_(tp),
         linear_(device, std::move(weight), std::move(bias)),
         sequence_parallel_(sequence_parallel) {}
 
   Tensor forward(const Tensor& x) override {
-    if (!sequence_parallel_) {
-      return linear_.forward(tp1d::OperatorF::forward(x));  // [m, h] x [h, V/t] -> [m, V/t]
+    if (sequence_parallel_) {
+      input_ = device_.empty({x.rows() * tp_.size(), x.cols()}, x.dtype());
+      // Blocking: the product that follows reads every token of the input at once.
+      tp_.all_gather(x, input_);  // [m/t, h] -> [m, h]
+    } else {
+      input_ = copy_to_tp_.forward(x);  // f: [m, h] passes unchanged
     }
-    Tensor all = device_.empty({x.rows() * tp_.size(), x.cols()}, x.dtype());
-    tp_.all_gather(x, all);       // [m/t, h] -> [m, h]
-    return linear_.forward(all);  // [m, h] x [h, V/t] -> [m, V/t]
+    return linear_.apply(input_);  // [m, h] x [h, V/t] -> [m, V/t]
   }
   Tensor backward(const Tensor& dlogits) override {
-    Tensor dx = linear_.backward(dlogits);  // this rank's share of dX, [m, h]
-    if (!sequence_parallel_) {
-      tp1d::OperatorF::backward(tp_, dx);
-      return dx;
-    }
+    linear_.weight_grads(input_, dlogits);    // [m, h]^T x [m, V/t] -> [h, V/t]
+    Tensor dx = linear_.input_grad(dlogits);  // [m, V/t] x [h, V/t]^T -> [m, h], this rank's share
+    if (!sequence_parallel_) return copy_to_tp_.backward(std::move(dx)).wait();  // f: summed
     Tensor own = device_.empty({dx.rows() / tp_.size(), dx.cols()}, dx.dtype());
+    // Blocking: dX is the head's last result; nothing is left to compute while it travels.
     tp_.reduce_scatter(dx, own);  // [m, h] -> [m/t, h], summed over tp
     return own;
   }
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
   }
-  std::size_t saved_bytes() const override { return linear_.saved_bytes(); }
+  std::size_t saved_bytes() const override { return input_.bytes(); }
 
  private:
   Device& device_;
   Comm& tp_;
+  tp1d::CopyToTensorParallelRegion copy_to_tp_;  // f, without sequence parallelism
   tp1d::ColumnParallelLinear linear_;
   bool sequence_parallel_;
+  Tensor input_;  // X [m, h], whole: the linear's input, kept for its weight gradient
 };
 
 }  // namespace

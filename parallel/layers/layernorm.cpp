@@ -3,6 +3,8 @@
 namespace tplab {
 namespace {
 
+// Blocking: the sums are read by the very next step (the mean before the variance, the
+// statistics before the normalisation).
 void all_reduce_over(Comm* group, Tensor& x) {
   if (group != nullptr) group->all_reduce(x);
 }

@@ -39,7 +39,7 @@ Tensor TokenBlockAttention::out_of_window(const Tensor& window) {
 Tensor TokenBlockAttention::gather_window(const Tensor& block) {
   // [rows, heads*d] -> [m, heads*d], blocks in token order, then the window's rows of it
   Tensor all = device_.empty({rows_ * token_group_.size(), block.cols()}, block.dtype());
-  token_group_.all_gather(block, all);
+  token_group_.all_gather(block, all);  // blocking: attention reads the whole window at once
   return all.slice_rows(window_first_, window_rows_);
 }
 
@@ -50,7 +50,7 @@ Tensor TokenBlockAttention::scatter_window(const Tensor& window) {
   Tensor rows = all.slice_rows(window_first_, window_rows_);
   device_.copy(window, rows);
   Tensor block = device_.empty({rows_, window.cols()}, window.dtype());
-  token_group_.reduce_scatter(all, block);
+  token_group_.reduce_scatter(all, block);  // blocking: the block's gradient is read at once
   return block;
 }
 

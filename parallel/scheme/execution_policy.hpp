@@ -10,11 +10,16 @@ namespace tplab {
 /// The two choices that change how a block runs but not what it computes. Grids describe the
 /// topology only; the policy travels beside them, from make_scheme to every layer.
 ///
-/// Each collective method below is the one place where "start it or block on it" is decided:
-/// with `overlap` it starts the collective and returns its request, so that the caller computes
-/// while the data moves; without, it runs the blocking collective and returns a request that is
-/// already complete. Either way the caller writes one line and waits where it needs the result,
-/// and the same collectives are counted alike.
+/// Each collective method below decides "start it or block on it" for the collectives a layer
+/// may overlap with its work: with `overlap` it starts the collective and returns its request, so
+/// that the caller computes while the data moves; without, it runs the blocking collective and
+/// returns a request that is already complete. Either way the caller writes one line and waits
+/// where it needs the result, and the same collectives are counted alike. The other collectives
+/// of a block always block, called on the Comm directly with the reason beside the call: most
+/// have nothing to overlap with, since the very next step reads their result (a forward
+/// all-gather before its product, a sum before the bias is added). The one collective a layer
+/// starts itself is 3D's prefetch of the next linear's weight (Linear3D::prefetch_weight), and
+/// only with `overlap`.
 struct ExecutionPolicy {
   /// Start collectives early and wait only where their result is needed (see SchemeOptions).
   bool overlap = false;
@@ -33,13 +38,15 @@ struct ExecutionPolicy {
 
 /// A tensor and the collective that fills it: read the tensor through wait(). A request that
 /// is already complete (a blocking collective, or no collective at all) makes wait() free.
+/// Build it with designated initialisers, naming what is set: `{.tensor = x}` for a result
+/// that is already there (the members' default initialisers fill the rest).
 struct PendingTensor {
-  Tensor tensor;  ///< the result, valid once arrival has completed
+  Tensor tensor{};  ///< the result, valid once arrival has completed
   /// The input of a started collective that reads it until it completes (a reduce-scatter's
   /// partial sums) and that nothing else may keep: held here, released by wait(). Declared
   /// before arrival, so that a request destroyed without wait() completes before it is freed.
-  Tensor input;
-  CommRequest arrival;  ///< complete at once unless the collective was started
+  Tensor input{};
+  CommRequest arrival{};  ///< complete at once unless the collective was started
 
   /// Completes the collective and returns its result.
   const Tensor& wait() {

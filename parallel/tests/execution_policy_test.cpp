@@ -79,7 +79,7 @@ TEST_P(ExecutionPolicyTest, BroadcastCopiesTheRoot) {
 
 TEST_P(ExecutionPolicyTest, PendingTensorReadsAfterArrival) {
   const int p = world->size();
-  PendingTensor sum{filled({2}, 1.0), {}, {}};
+  PendingTensor sum{.tensor = filled({2}, 1.0)};
   sum.arrival = policy().all_reduce(*world, sum.tensor);
   EXPECT_EQ(read(sum.wait()), (std::vector<double>{1.0 * p, 2.0 * p}));
   EXPECT_FALSE(sum.arrival.pending());
@@ -87,7 +87,7 @@ TEST_P(ExecutionPolicyTest, PendingTensorReadsAfterArrival) {
 
 TEST_P(ExecutionPolicyTest, PendingTensorKeepsTheInputUntilArrival) {
   const int p = world->size(), r = world->rank();
-  PendingTensor shard{device.empty({1, 2}, DType::f64), filled({p, 2}, r), {}};
+  PendingTensor shard{.tensor = device.empty({1, 2}, DType::f64), .input = filled({p, 2}, r)};
   shard.arrival = policy().reduce_scatter(*world, shard.input, shard.tensor);
   const auto v = read(shard.wait());
   for (int i = 0; i < 2; ++i) EXPECT_EQ(v[i], p * (2 * r + i) + p * (p - 1) / 2);

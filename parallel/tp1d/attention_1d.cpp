@@ -5,7 +5,7 @@ namespace tplab::tp1d {
 Attention1D::Attention1D(Device& device, Comm& tp, const BlockShape& shape,
                          const TensorMap& parameters, ExecutionPolicy policy, Mode1D mode)
     : device_(device),
-      input_(make_input_operator(device, tp, mode, policy)),
+      input_(make_column_input_region(device, tp, mode, policy)),
       query_(device, parameters.at("wq"), parameters.at("bq")),
       key_(device, parameters.at("wk"), parameters.at("bk")),
       value_(device, parameters.at("wv"), parameters.at("bv")),

@@ -7,6 +7,7 @@
 #include "layers/sublayer.hpp"
 #include "scheme/block_shape.hpp"
 #include "tp1d/column_parallel_linear.hpp"
+#include "tp1d/conjugate_operators.hpp"
 #include "tp1d/row_parallel_linear.hpp"
 
 namespace tplab::tp1d {
@@ -16,8 +17,9 @@ namespace tplab::tp1d {
 /// One all-reduce forward (g in the projection), one backward (f, for Q, K and V together).
 ///
 /// With sequence parallelism A and the output are this rank's tokens [m/t, h]: f all-gathers
-/// A and the projection reduce-scatters its output (see InputOperator, OutputOperator);
-/// attention itself still sees every token of this rank's heads.
+/// A and the projection reduce-scatters its output (GatherFromSequenceParallelRegion,
+/// ReduceScatterToSequenceParallelRegion); attention itself still sees every token of this
+/// rank's heads.
 class Attention1D final : public Sublayer {
  public:
   /// The sublayer of this rank, from its parameter shards; its operators are picked here.
@@ -31,7 +33,7 @@ class Attention1D final : public Sublayer {
 
  private:
   Device& device_;
-  std::unique_ptr<InputOperator> input_;  // f, or its sequence-parallel form
+  std::unique_ptr<ColumnInputRegion> input_;  // f, or its sequence-parallel form
   ColumnParallelLinear query_, key_, value_;
   CausalAttention core_;
   RowParallelLinear projection_;

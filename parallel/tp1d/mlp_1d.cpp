@@ -6,7 +6,7 @@ Mlp1D::Mlp1D(Device& device, Comm& tp, const TensorMap& parameters, Activation a
              ExecutionPolicy policy, Mode1D mode)
     : device_(device),
       activation_(activation),
-      input_(make_input_operator(device, tp, mode, policy)),
+      input_(make_column_input_region(device, tp, mode, policy)),
       fc1_(device, parameters.at("w1"), parameters.at("b1")),
       fc2_(device, tp, parameters.at("w2"), parameters.at("b2"), mode, policy) {}
 

@@ -6,6 +6,7 @@
 #include "layers/activation.hpp"
 #include "layers/sublayer.hpp"
 #include "tp1d/column_parallel_linear.hpp"
+#include "tp1d/conjugate_operators.hpp"
 #include "tp1d/row_parallel_linear.hpp"
 
 namespace tplab::tp1d {
@@ -15,7 +16,8 @@ namespace tplab::tp1d {
 /// holds whole elements of fc1's output, never partial sums.
 ///
 /// With sequence parallelism X and the output are this rank's tokens [m/t, h]: f all-gathers
-/// X and fc2 reduce-scatters its output (see InputOperator, OutputOperator).
+/// X and fc2 reduce-scatters its output (GatherFromSequenceParallelRegion,
+/// ReduceScatterToSequenceParallelRegion).
 class Mlp1D final : public Sublayer {
  public:
   /// The sublayer of this rank, from its parameter shards; its operators are picked here.
@@ -30,7 +32,7 @@ class Mlp1D final : public Sublayer {
  private:
   Device& device_;
   Activation activation_;
-  std::unique_ptr<InputOperator> input_;  // f, or its sequence-parallel form
+  std::unique_ptr<ColumnInputRegion> input_;  // f, or its sequence-parallel form
   ColumnParallelLinear fc1_;
   RowParallelLinear fc2_;
   Tensor hidden_;  // fc1's output, kept for GELU's backward

@@ -24,6 +24,8 @@ Tensor Linear2D::backward(const Tensor& dy) {
   weight_grad_ = summa_weight_gradient(device_, grid_, x_, dy, policy_);
   bias_grad_ = device_.empty(bias_.extents(), dy.dtype());
   device_.column_sum(dy, bias_grad_);
+  // Blocking: out/q elements, little to hide; started, it would share the column group with
+  // the broadcasts of dX's SUMMA below, which the policy starts too.
   grid_.column->all_reduce(bias_grad_);  // over the token blocks of column j
   // dX = dY W^T: [m/q, out/q] x [in/q, out/q]^T -> [m/q, in/q], by SUMMA over the mesh
   return summa_input_gradient(device_, grid_, dy, weight_, policy_);

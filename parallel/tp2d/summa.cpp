@@ -38,6 +38,7 @@ void broadcast_multiply_reduce(Device& device, Comm& broadcast_group, Comm& redu
     } else {
       device.matmul(local, Transpose::no, block, Transpose::yes, partial);
     }
+    // Blocking: the next step's product overwrites partial.
     reduce_group.reduce(partial, reduce_group.rank() == t ? result : partial, t);
   }
 }

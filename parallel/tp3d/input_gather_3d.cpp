@@ -11,6 +11,8 @@ InputGather3D::InputGather3D(Device& device, const Grid3D& grid, LinearRoles rol
 Tensor InputGather3D::gather(const Tensor& x) {
   // the q row blocks of the input group, stacked in its order: [m/q^2, in/q] -> [m/q, in/q]
   Tensor gathered = device_.empty({x.rows() * input_group_.size(), x.cols()}, x.dtype());
+  // Blocking: the products that follow read the whole of X~ at once, and the next linear's
+  // weight, the one thing that can travel meanwhile, is prefetched by Linear3D.
   input_group_.all_gather(x, gathered);
   return gathered;
 }
@@ -29,6 +31,7 @@ Tensor InputGather3D::backward(const Tensor& dx_gathered) {
   // each rank keeps its row block of the sum: [m/q, in/q] -> [m/q^2, in/q]
   Tensor dx = device_.empty({dx_gathered.rows() / input_group_.size(), dx_gathered.cols()},
                             dx_gathered.dtype());
+  // Blocking: dX is the sublayer's result, read at once by the layer before it.
   input_group_.reduce_scatter(dx_gathered, dx);
   return dx;
 }

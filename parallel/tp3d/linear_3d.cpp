@@ -18,6 +18,8 @@ Tensor Linear3D::gather_weight() {
   // [in/q^2, out/q] -> [in/q, out/q]
   Tensor gathered =
       device_.empty({weight_.rows() * weight_group_.size(), weight_.cols()}, weight_.dtype());
+  // Blocking: the product that follows needs the whole of W~ at once (with overlap, forward
+  // takes W~ from prefetch_weight instead).
   weight_group_.all_gather(weight_, gathered);
   return gathered;
 }
@@ -45,6 +47,7 @@ Tensor Linear3D::forward(const Tensor& x_gathered) {
   device_.matmul(x_gathered, Transpose::no, weight_gathered, Transpose::no, partial);
   Tensor y =
       device_.empty({partial.rows() / output_group_.size(), partial.cols()}, partial.dtype());
+  // Blocking: the bias is added to the sum at once, and the next layer reads it.
   output_group_.reduce_scatter(partial, y);
   // after the sum, so that the bias is added once and not q times
   device_.add_bias(y, bias_);
@@ -53,6 +56,7 @@ Tensor Linear3D::forward(const Tensor& x_gathered) {
 
 Tensor Linear3D::backward(const Tensor& dy, const Tensor& x_gathered) {
   Tensor dy_gathered = device_.empty({dy.rows() * output_group_.size(), dy.cols()}, dy.dtype());
+  // Blocking: both products below read the whole of dY~.
   output_group_.all_gather(dy, dy_gathered);
   const Tensor weight_gathered = policy_.regather ? gather_weight() : weight_gathered_;
 
@@ -73,6 +77,7 @@ Tensor Linear3D::backward(const Tensor& dy, const Tensor& x_gathered) {
   // cover every token.
   bias_grad_ = device_.empty(bias_.extents(), dy.dtype());
   device_.column_sum(dy, bias_grad_);
+  // Blocking: the last step of backward, with nothing left to compute while it travels.
   bias_group_.all_reduce(bias_grad_);
   return dx_gathered;
 }
