@@ -4,7 +4,7 @@
 
 namespace tplab::lessons::mlp_1d {
 
-// The library's f and g: parallel/tp1d/conjugate_operators.cpp, CopyToTensorParallelRegion and
+// The library's f and g: parallel/tp1d/conjugate_operators.hpp, CopyToTensorParallelRegion and
 // ReduceFromTensorParallelRegion.
 const Tensor& f_forward(const Tensor& x) {
   return x;  // X is already whole on every rank
