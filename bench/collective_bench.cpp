@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/error.hpp"
+#include "process_resources.hpp"
 
 namespace tplab::bench {
 namespace {
@@ -201,6 +202,27 @@ std::vector<CollectiveRow> run_collective_bench(
     }
   }
   return rows;
+}
+
+nlohmann::json to_json(const CollectiveRow& r) {
+  return {{"collective", collective_name(r.collective)},
+          {"bytes", r.bytes},
+          {"count", r.count},
+          {"dtype", dtype_name(r.dtype)},
+          {"ranks", r.ranks},
+          {"time_us", r.seconds.median * 1e6},
+          {"time_us_min", r.seconds.min * 1e6},
+          {"time_us_max", r.seconds.max * 1e6},
+          {"algbw", r.algbw},
+          {"busbw", r.busbw},
+          {"wrong", r.wrong},
+          {"raw_time_us", r.raw_seconds.median * 1e6},
+          {"raw_time_us_min", r.raw_seconds.min * 1e6},
+          {"raw_time_us_max", r.raw_seconds.max * 1e6},
+          {"overhead", r.overhead},
+          {"samples", r.samples},
+          {"calls_per_sample", r.calls_per_sample},
+          {"oversubscribed", oversubscribed(r.ranks)}};
 }
 
 }  // namespace tplab::bench

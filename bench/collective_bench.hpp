@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -78,5 +79,9 @@ double collective_bench_bytes_per_rank(const CollectiveBenchConfig& config, int 
 std::vector<CollectiveRow> run_collective_bench(
     Comm& comm, MPI_Comm raw, Device& device, const CollectiveBenchConfig& config,
     const std::function<void(const CollectiveRow&)>& on_row);
+
+/// The row as bench comm's JSON writes it: the times in microseconds (median, min, max), the
+/// bandwidths, the check and the sampling.
+nlohmann::json to_json(const CollectiveRow& r);
 
 }  // namespace tplab::bench

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -66,5 +67,9 @@ double training_bytes_per_rank(const TrainConfig& config);
 /// `world`.
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
                          const std::function<void(const StepRecord&)>& on_step = {});
+
+/// The training as train's --json writes it: the configuration, the verdict, the hashes and
+/// every step.
+nlohmann::json to_json(const TrainResult& r);
 
 }  // namespace tplab::train

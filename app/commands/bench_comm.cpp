@@ -52,27 +52,6 @@ void validate(const CommOptions& o) {
   if (o.warmup < 0) throw UsageError("--warmup must be at least 0");
 }
 
-nlohmann::json to_json(const bench::CollectiveRow& r) {
-  return {{"collective", collective_name(r.collective)},
-          {"bytes", r.bytes},
-          {"count", r.count},
-          {"dtype", dtype_name(r.dtype)},
-          {"ranks", r.ranks},
-          {"time_us", r.seconds.median * 1e6},
-          {"time_us_min", r.seconds.min * 1e6},
-          {"time_us_max", r.seconds.max * 1e6},
-          {"algbw", r.algbw},
-          {"busbw", r.busbw},
-          {"wrong", r.wrong},
-          {"raw_time_us", r.raw_seconds.median * 1e6},
-          {"raw_time_us_min", r.raw_seconds.min * 1e6},
-          {"raw_time_us_max", r.raw_seconds.max * 1e6},
-          {"overhead", r.overhead},
-          {"samples", r.samples},
-          {"calls_per_sample", r.calls_per_sample},
-          {"oversubscribed", bench::oversubscribed(r.ranks)}};
-}
-
 std::string_view mpi_function(Collective c) {
   switch (c) {
     case Collective::all_reduce:
@@ -125,7 +104,7 @@ WorldResult comm_in_world(const CommOptions& o, World& w) {
   WorldResult result;
   for (const auto& r : rows) {
     result.pass = result.pass && r.wrong == 0;
-    result.records.push_back(to_json(r));
+    result.records.push_back(bench::to_json(r));
   }
   return result;
 }

@@ -64,41 +64,6 @@ train::TrainConfig make_config(const TrainOptions& o) {
   return c;
 }
 
-nlohmann::json to_json(const train::TrainResult& r) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto& s : r.steps) {
-    steps.push_back({{"step", s.step},
-                     {"loss", s.loss},
-                     {"reference_loss", s.reference_loss},
-                     {"relative_difference", s.relative_difference},
-                     {"seconds", s.seconds},
-                     {"comm_seconds", s.comm_seconds},
-                     {"tokens_per_second", s.tokens_per_second}});
-  }
-  const auto& c = r.config;
-  return {{"scheme", c.scheme},
-          {"np", r.world_size},
-          {"grid", r.grid},
-          {"dtype", std::string(dtype_name(c.dtype))},
-          {"shape",
-           {{"b", c.shape.block.b},
-            {"s", c.shape.block.s},
-            {"h", c.shape.block.h},
-            {"heads", c.shape.block.heads},
-            {"vocab", c.shape.vocab},
-            {"layers", c.shape.layers}}},
-          {"seed", c.seed},
-          {"learning_rate", c.learning_rate},
-          {"tolerance", r.tolerance},
-          {"max_relative_difference", r.max_relative_difference},
-          {"replicated_parameters", r.replicated_parameters},
-          {"replicas_identical", r.replicas_differ.empty()},
-          {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
-          {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
-          {"pass", r.pass},
-          {"steps", steps}};
-}
-
 /// The verdict's line. A loss that turns NaN or Inf is named with the step and the side where
 /// it first did: both sides at once is a diverging training (the learning rate), the parallel
 /// model alone a bug in it.
@@ -187,7 +152,7 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
         std::fflush(stdout);
       });
   if (rank == 0) print_result(result);
-  return {.records = nlohmann::json::array({to_json(result)}), .pass = result.pass};
+  return {.records = nlohmann::json::array({train::to_json(result)}), .pass = result.pass};
 }
 
 // ---- outside mpiexec: check the request, then launch it ---------------------------------------

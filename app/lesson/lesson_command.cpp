@@ -247,12 +247,15 @@ int report_not_passed(const LessonInfo& l, const LessonSummary& s, bool passed_b
 /// Runs the preflight on every world size the check will run.
 void preflight_check(const LessonInfo& l, const LessonOptions& o) {
   const std::vector<int> world_sizes = o.np.empty() ? l.world_sizes : o.np;
-  LaunchRequest request{{}, o.allow_many_ranks, "a lesson's tensors are a few KiB", "fewer ranks"};
+  LaunchPlan plan;
+  plan.tensors = "a lesson's tensors are a few KiB";
+  plan.smaller = "fewer ranks";
   for (int np : world_sizes) {
     if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
-    request.jobs.push_back({fmt::format("lesson {:02d}", l.number), np, 0.0});
+    plan.jobs.push_back(
+        {.label = fmt::format("lesson {:02d}", l.number), .np = np, .overrides = {}, .bytes_per_rank = 0});
   }
-  preflight(request);
+  preflight(plan, o.allow_many_ranks);
 }
 
 int check(const LessonOptions& o) {

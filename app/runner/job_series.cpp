@@ -6,17 +6,11 @@
 
 namespace tplab::app {
 
-std::string JobFailure::describe() const {
-  std::string text = fmt::format("{} np={}: {}", job, np, exit_reason);
-  if (!last_message.empty()) text += fmt::format("; last message: {}", last_message);
-  return text;
-}
+namespace {
 
-nlohmann::json JobFailure::to_json() const {
-  return {{"job", job}, {"np", np}, {"exit_reason", exit_reason}, {"last_message", last_message}};
-}
-
-std::optional<JobFailure> failure_of(const Job& job, const JobEnd& end, const JobResult& result,
+/// Whether a job that ended as `end` with `result` in its folder failed, and how. A job that
+/// exits 1 (a check failed) with a result of its own has not: its result says what failed.
+std::optional<JobFailure> failure_of(const JobPlan& job, const JobEnd& end, const JobResult& result,
                                      int timeout_seconds) {
   const auto failure = [&](std::string reason) {
     return JobFailure{job.label, job.np, std::move(reason), end.last_message};
@@ -35,6 +29,8 @@ std::optional<JobFailure> failure_of(const Job& job, const JobEnd& end, const Jo
   return failure(end.reason(timeout_seconds));
 }
 
+/// Prints `failure` (when there is one) and, when mpiexec lacked slots for the job's `np`
+/// ranks, the setting that allows more ranks than cores.
 void announce_failure(const std::optional<JobFailure>& failure, const JobEnd& end, int np) {
   if (failure) fmt::print(stderr, "tplab: {}\n", failure->describe());
   if (end.lacked_slots) {
@@ -46,18 +42,30 @@ void announce_failure(const std::optional<JobFailure>& failure, const JobEnd& en
   }
 }
 
+}  // namespace
+
+std::string JobFailure::describe() const {
+  std::string text = fmt::format("{} np={}: {}", job, np, exit_reason);
+  if (!last_message.empty()) text += fmt::format("; last message: {}", last_message);
+  return text;
+}
+
+nlohmann::json JobFailure::to_json() const {
+  return {{"job", job}, {"np", np}, {"exit_reason", exit_reason}, {"last_message", last_message}};
+}
+
 SeriesResult run_series(
-    const std::vector<Job>& jobs,
+    const LaunchPlan& plan,
     const std::function<std::vector<std::string>(std::size_t, const std::string&)>& arguments,
-    const LaunchSettings& launch, const std::string& key,
-    const std::function<void(const SeriesResult&)>& after_each_job) {
+    const LaunchSettings& launch, const std::function<void(const SeriesResult&)>& after_each_job) {
+  const std::vector<JobPlan>& jobs = plan.jobs;
   const JobFolder folder;
   SeriesResult result;
   result.planned = jobs.size();
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     throw_if_interrupted();
-    const Job& job = jobs[i];
+    const JobPlan& job = jobs[i];
     const std::string name = fmt::format("job-{}.json", i);
     const std::vector<std::string> args = arguments(i, folder.file(name));
     std::string command;  // the subcommand words, without the options
@@ -74,7 +82,7 @@ SeriesResult run_series(
     result.timed_out = result.timed_out || end.code == kTimedOut;
     const JobResult written = folder.read(name);
     if (written.state == JobResult::State::accepted) {
-      for (const auto& r : written.document.value(key, nlohmann::json::array())) {
+      for (const auto& r : written.document.value(plan.key, nlohmann::json::array())) {
         result.runs.push_back(r);
       }
     }

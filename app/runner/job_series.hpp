@@ -9,18 +9,10 @@
 #include <vector>
 
 #include "job_folder.hpp"
+#include "launch_plan.hpp"
 #include "mpi_launch.hpp"
 
 namespace tplab::app {
-
-/// One job: what it runs (a scheme, "1d strong", "comm": for progress and messages) at a world
-/// size.
-struct Job {
-  /// What the job runs, for progress and messages: a scheme, "1d strong", "comm".
-  std::string label;
-  /// Its world size: the ranks mpiexec starts.
-  int np = 1;
-};
 
 /// A job that crashed, timed out, refused its input or left no result of its own.
 struct JobFailure {
@@ -36,19 +28,10 @@ struct JobFailure {
   nlohmann::json to_json() const;
 };
 
-/// Whether a job that ended as `end` with `result` in its folder failed, and how. A job that
-/// exits 1 (a check failed) with a result of its own has not: its result says what failed.
-std::optional<JobFailure> failure_of(const Job& job, const JobEnd& end, const JobResult& result,
-                                     int timeout_seconds);
-
-/// Prints `failure` (when there is one) and, when mpiexec lacked slots for the job's `np`
-/// ranks, the setting that allows more ranks than cores.
-void announce_failure(const std::optional<JobFailure>& failure, const JobEnd& end, int np);
-
 /// What a series of jobs produced.
 struct SeriesResult {
   nlohmann::json runs = nlohmann::json::array();  ///< every job's records under `key`, in order
-  std::vector<JobFailure> failures;               ///< jobs that failed (failure_of)
+  std::vector<JobFailure> failures;               ///< jobs that failed, and how
   std::size_t planned = 0;                        ///< jobs in the series
   std::size_t finished = 0;                       ///< jobs that have ended so far
   bool usage_error = false;                       ///< some job refused its input (exit 2)
@@ -58,16 +41,16 @@ struct SeriesResult {
   bool complete() const { return finished == planned; }
 };
 
-/// Runs `mpiexec -n job.np tplab <arguments(i, json_path)>` for each job i in turn, showing
-/// progress, each launched as `launch` says (deadline, hosts), and gathers the array under `key`
-/// ("runs", "rows") that each job writes to json_path, a file of the series' private JobFolder.
+/// Runs `mpiexec -n np tplab <arguments(i, json_path)>` for each job i of `plan` in turn,
+/// showing progress, each launched as `launch` says (deadline, hosts), and gathers the array
+/// under plan.key ("runs", "rows") that each job writes to json_path, a file of the series'
+/// private JobFolder.
 /// After each job, `after_each_job` sees the series so far (to write it out, so that nothing is
 /// lost when a later job crashes or the launcher is stopped).
 SeriesResult run_series(
-    const std::vector<Job>& jobs,
+    const LaunchPlan& plan,
     const std::function<std::vector<std::string>(std::size_t, const std::string&)>& arguments,
-    const LaunchSettings& launch, const std::string& key = "runs",
-    const std::function<void(const SeriesResult&)>& after_each_job = {});
+    const LaunchSettings& launch, const std::function<void(const SeriesResult&)>& after_each_job);
 
 /// The document the `--json` of a series holds: `records` under `key`, "pass" (`pass`, and
 /// every job ended without failing), "failures" ([JobFailure::to_json]) and "jobs"

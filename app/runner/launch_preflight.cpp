@@ -22,53 +22,51 @@ std::string size_text(double bytes) {
 }
 
 /// The most ranks of `job` one machine runs.
-int ranks_per_machine(const PlannedJob& job, const LaunchRequest& request) {
-  const int hosts = std::max(1, request.hosts);
-  return (job.ranks + hosts - 1) / hosts;
+int ranks_per_machine(const JobPlan& job, int hosts) {
+  hosts = std::max(1, hosts);
+  return (job.np + hosts - 1) / hosts;
 }
 
 /// What one machine's ranks of `job` hold.
-double job_bytes(const PlannedJob& job, const LaunchRequest& request) {
-  return ranks_per_machine(job, request) * (kRankOverheadBytes + job.tensor_bytes_per_rank);
+double job_bytes(const JobPlan& job, int hosts) {
+  return ranks_per_machine(job, hosts) * (kRankOverheadBytes + job.bytes_per_rank);
 }
 
-void require_rank_limit(const LaunchRequest& request) {
-  if (request.allow_many_ranks) return;
+void require_rank_limit(const LaunchPlan& plan, int hosts) {
   const int limit = rank_limit();
-  for (const PlannedJob& job : request.jobs) {
-    if (ranks_per_machine(job, request) <= limit) continue;
+  for (const JobPlan& job : plan.jobs) {
+    if (ranks_per_machine(job, hosts) <= limit) continue;
     throw UsageError(fmt::format(
         "{} on {} ranks: more than this machine's limit of {} ranks per job ({} per core, {} "
         "cores, and at least {}); so many processes take turns on the cores and each holds "
         "about {}. Use fewer ranks (--np), or pass --allow-many-ranks to start them anyway",
-        job.label, ranks_per_machine(job, request), limit, kRanksPerCore, bench::available_cores(),
+        job.label, ranks_per_machine(job, hosts), limit, kRanksPerCore, bench::available_cores(),
         kLeastRankLimit, size_text(kRankOverheadBytes)));
   }
 }
 
-void require_memory(const LaunchRequest& request) {
+void require_memory(const LaunchPlan& plan, int hosts) {
   const double available = available_memory_bytes();
   if (available <= 0) return;
-  for (const PlannedJob& job : request.jobs) {
-    const double needed = job_bytes(job, request);
+  for (const JobPlan& job : plan.jobs) {
+    const double needed = job_bytes(job, hosts);
     if (needed <= available) continue;
     throw UsageError(fmt::format(
         "{} on {} ranks needs about {} here: {} x ({} for the process itself + {} of tensors: "
         "{}), but {} are available; use fewer ranks or {}",
-        job.label, ranks_per_machine(job, request), size_text(needed),
-        ranks_per_machine(job, request), size_text(kRankOverheadBytes),
-        size_text(job.tensor_bytes_per_rank), request.tensors, size_text(available),
-        request.smaller));
+        job.label, ranks_per_machine(job, hosts), size_text(needed),
+        ranks_per_machine(job, hosts), size_text(kRankOverheadBytes),
+        size_text(job.bytes_per_rank), plan.tensors, size_text(available), plan.smaller));
   }
 }
 
 /// A fault planned for a rank that no job starts could never fire: refuse it rather than run
 /// every job without it.
-void require_reachable_fault(const LaunchRequest& request) {
+void require_reachable_fault(const LaunchPlan& plan) {
   const std::optional<int> rank = planned_fault_rank();
   if (!rank) return;
   int largest = 0;
-  for (const PlannedJob& job : request.jobs) largest = std::max(largest, job.ranks);
+  for (const JobPlan& job : plan.jobs) largest = std::max(largest, job.np);
   if (*rank < largest) return;
   throw UsageError(fmt::format(
       "TPLAB_INJECT_FAULT names rank {}, but the largest job here has {} rank{} (0-{}), so the "
@@ -92,10 +90,10 @@ double available_memory_bytes() {
   return 0;
 }
 
-void preflight(const LaunchRequest& request) {
-  require_rank_limit(request);
-  require_memory(request);
-  require_reachable_fault(request);
+void preflight(const LaunchPlan& plan, bool allow_many_ranks, int hosts) {
+  if (!allow_many_ranks) require_rank_limit(plan, hosts);
+  require_memory(plan, hosts);
+  require_reachable_fault(plan);
 }
 
 void require_available_memory(double bytes, const std::string& what, const std::string& smaller) {

@@ -10,28 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "launch_plan.hpp"
+
 namespace tplab::app {
-
-/// One job a command is about to launch.
-struct PlannedJob {
-  std::string label;                 ///< what it runs, for messages: "3d", "collectives"
-  int ranks = 1;                     ///< the world size mpiexec is to start
-  double tensor_bytes_per_rank = 0;  ///< what each rank allocates for its own work, estimated
-};
-
-/// What a command is about to launch, and how to say what its tensors are.
-struct LaunchRequest {
-  std::vector<PlannedJob> jobs;   ///< run one after another: the largest one must fit
-  bool allow_many_ranks = false;  ///< --allow-many-ranks: go past rank_limit()
-  /// What each rank's tensors are, for the memory message: "the whole problem and the
-  /// reference's answer in f64".
-  std::string tensors;
-  /// What makes the tensors smaller, for the memory message: "a smaller --shape".
-  std::string smaller;
-  /// The machines the ranks are spread over (--hosts), all alike: each runs at most
-  /// ceil(ranks / hosts) of a job's ranks, and the limits below hold per machine.
-  int hosts = 1;
-};
 
 /// Memory each rank of tplab holds before any tensor of its own: the private (anonymous)
 /// resident memory of a rank of a tiny verify job, measured from /proc/PID/status as
@@ -49,8 +30,10 @@ double available_memory_bytes();
 
 /// Refuses with UsageError, before anything is launched: a job of more than rank_limit() ranks
 /// (unless allow_many_ranks), a job whose ranks x (kRankOverheadBytes + tensors) exceeds
-/// MemAvailable, and a TPLAB_INJECT_FAULT plan naming a rank that no job has.
-void preflight(const LaunchRequest& request);
+/// MemAvailable, and a TPLAB_INJECT_FAULT plan naming a rank that no job has. The jobs run one
+/// after another, so the largest one must fit. With `hosts` machines (--hosts), all alike, each
+/// runs at most ceil(np / hosts) of a job's ranks, and the limits hold per machine.
+void preflight(const LaunchPlan& plan, bool allow_many_ranks, int hosts = 1);
 
 /// Refuses with UsageError a process of this command that needs `bytes` more than MemAvailable
 /// (for `dump`, which runs in this process). `what` names the need and `smaller` the cure.

@@ -5,29 +5,26 @@
 #include "hostfile.hpp"
 #include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
+#include "option_checks.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
-namespace {
 
-void require_room(const LaunchOptions& o, const LaunchPlan& plan) {
-  LaunchRequest request{{}, o.allow_many_ranks, plan.tensors, plan.smaller, host_count(o.hosts)};
-  for (const JobPlan& j : plan.jobs) request.jobs.push_back({j.label, j.np, j.bytes_per_rank});
-  preflight(request);
+void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& json_help) {
+  command.add_option("--json", o.json, json_help);
+  command.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
+      ->check(timeout_check())
+      ->capture_default_str();
+  add_hosts_option(command, o.hosts);
+  add_allow_many_ranks_flag(command, o.allow_many_ranks);
 }
-
-}  // namespace
 
 SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const LaunchPlan& plan,
                          const std::function<nlohmann::json(const SeriesResult&)>& document) {
   if (o.json) require_writable_file(*o.json, "--json");
-  require_room(o, plan);
+  preflight(plan, o.allow_many_ranks, host_count(o.hosts));
   int most_ranks = 1;
-  std::vector<Job> jobs;
-  for (const JobPlan& j : plan.jobs) {
-    most_ranks = std::max(most_ranks, j.np);
-    jobs.push_back({j.label, j.np});
-  }
+  for (const JobPlan& j : plan.jobs) most_ranks = std::max(most_ranks, j.np);
   const LaunchSettings launch = launch_settings(o.timeout, o.hosts, most_ranks);
   const auto arguments = [&](std::size_t i, const std::string& json) {
     std::vector<ArgumentOverride> overrides = plan.jobs[i].overrides;
@@ -35,7 +32,7 @@ SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const 
     overrides.push_back({"--json", {json}});
     return job_arguments(command, overrides);
   };
-  return run_series(jobs, arguments, launch, plan.key, [&](const SeriesResult& so_far) {
+  return run_series(plan, arguments, launch, [&](const SeriesResult& so_far) {
     if (o.json) write_file_safely(*o.json, document(so_far).dump(2) + "\n", "--json");
   });
 }

@@ -9,32 +9,29 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "job_arguments.hpp"
 #include "job_series.hpp"
-#include "launch_options.hpp"
+#include "launch_plan.hpp"
 
 namespace tplab::app {
 
-/// One job a command launches.
-struct JobPlan {
-  std::string label;  ///< what it runs, for progress and messages: "2d", "1d strong scaling"
-  int np = 1;         ///< its world size (the job gets --np np)
-  std::vector<ArgumentOverride> overrides;  ///< what its arguments change from the caller's
-  double bytes_per_rank = 0;                ///< what each rank allocates, for the preflight
+/// The options every launching command has, which the launcher keeps to itself (where its
+/// result goes, how long a job may run, the hosts, more ranks than cores): only --json reaches a
+/// job, as a file of the job's own.
+struct LaunchOptions {
+  std::optional<std::string> json;  ///< where the command's result goes (--json)
+  int timeout = 300;                ///< seconds before a launched job is ended (--timeout)
+  std::string hosts;                ///< an Open MPI hostfile, or empty for this machine
+  bool allow_many_ranks = false;    ///< go past rank_limit() (--allow-many-ranks)
 };
 
-/// Every job of a command, run one after another.
-struct LaunchPlan {
-  std::vector<JobPlan> jobs;  ///< in the order they run
-  /// What each rank's tensors are and what makes them smaller, for the preflight's message:
-  /// "the whole problem and the reference's answer in f64", "a smaller --shape".
-  std::string tensors, smaller;
-  std::string key = "runs";  ///< the key of the records in every job's result
-};
+/// Adds --json (described by `json_help`), --timeout (default o.timeout), --hosts and
+/// --allow-many-ranks to `command`.
+void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& json_help);
 
 /// Refuses what cannot run (a --json that cannot be written, too many ranks, too little
 /// memory: launch_preflight.hpp), then runs each job of `plan` as `mpiexec -n np tplab

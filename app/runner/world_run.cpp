@@ -11,7 +11,6 @@
 #include "job_result.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
-#include "rank_output.hpp"
 
 namespace tplab::app {
 namespace {
@@ -36,6 +35,30 @@ Backend make_backend(const WorldSetup& setup) {
     b.world = cuda::make_world(*b.device, setup.comm, std::make_shared<CommCounters>());
   }
   return b;
+}
+
+/// Checks on rank 0, the rank that writes it, that `path` can take the result, and makes every
+/// rank agree: rank 0 throws the UsageError that says why, the others one that points at rank
+/// 0's message. Collective over MPI_COMM_WORLD: called before the command's first collective.
+void require_rank0_output(const std::optional<std::string>& path, std::string_view option) {
+  if (!path) return;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int writable = 1;
+  std::string why;
+  if (rank == 0) {
+    try {
+      require_result_target(*path, option);
+    } catch (const UsageError& e) {
+      writable = 0;
+      why = e.what();
+    }
+  }
+  MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (writable != 0) return;
+  if (rank == 0) throw UsageError(why);
+  throw UsageError(
+      fmt::format("{} {}: rank 0, which writes it, cannot (rank 0 says why)", option, *path));
 }
 
 void require_world_size(const WorldSetup& setup, int size) {

@@ -16,7 +16,10 @@
 namespace tplab::app {
 namespace {
 
-/// tplab's command line with every command, whose callbacks do nothing: parsing only.
+/// Thrown once the command line is parsed, before any command's callback would run.
+struct Parsed {};
+
+/// tplab's command line with every command; parse() reads the options and runs nothing.
 struct ProgramParser {
   CLI::App app{"tplab"};
   int exit_code = 0;
@@ -29,14 +32,9 @@ struct ProgramParser {
     add_lesson_command(app, exit_code);
     add_placements_command(app, exit_code);
     add_train_command(app, exit_code);
-    silence(app);
-  }
-
-  static void silence(CLI::App& a) {
-    for (CLI::App* sub : a.get_subcommands([](CLI::App*) { return true; })) {
-      sub->callback({});
-      silence(*sub);
-    }
+    // The program's own callback runs before its subcommands': leaving there, none of them
+    // launches anything.
+    app.parse_complete_callback([] { throw Parsed{}; });
   }
 
   /// Parses `words` (the program's name left out) and returns the command they name.
@@ -45,7 +43,10 @@ struct ProgramParser {
     storage.insert(storage.end(), words.begin(), words.end());
     std::vector<char*> argv;
     for (auto& w : storage) argv.push_back(w.data());
-    app.parse(static_cast<int>(argv.size()), argv.data());
+    try {
+      app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const Parsed&) {
+    }
     CLI::App* command = &app;
     while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
     return *command;

@@ -1,0 +1,30 @@
+/// @file
+/// What a command is about to launch: its jobs, each with its world size, what it allocates and
+/// what its arguments change from the caller's. The preflight checks it and the runner runs it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "job_arguments.hpp"
+
+namespace tplab::app {
+
+/// One job a command launches.
+struct JobPlan {
+  std::string label;  ///< what it runs, for progress and messages: "2d", "1d strong scaling"
+  int np = 1;         ///< its world size (the job gets --np np)
+  std::vector<ArgumentOverride> overrides;  ///< what its arguments change from the caller's
+  double bytes_per_rank = 0;                ///< what each rank allocates for its own work
+};
+
+/// Every job of a command, run one after another.
+struct LaunchPlan {
+  std::vector<JobPlan> jobs;  ///< in the order they run
+  /// What each rank's tensors are and what makes them smaller, for the preflight's message:
+  /// "the whole problem and the reference's answer in f64", "a smaller --shape".
+  std::string tensors, smaller;
+  std::string key = "runs";  ///< the key of the records in every job's result
+};
+
+}  // namespace tplab::app
