@@ -153,10 +153,11 @@ int drive_comm(const CLI::App& command, const CommOptions& o) {
   plan.smaller = "a smaller --max-bytes";
   plan.key = "rows";
   for (int np : o.np) {
-    plan.jobs.push_back({.label = "collectives",
-                         .np = np,
-                         .overrides = {},
-                         .bytes_per_rank = bench::collective_bench_bytes_per_rank(config_of(o), np)});
+    plan.jobs.push_back(
+        {.label = "bench comm",
+         .np = np,
+         .overrides = {},
+         .bytes_per_rank = bench::collective_bench_bytes_per_rank(config_of(o), np)});
   }
   const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
     return series_document("rows", s.runs, s, exact(s.runs));

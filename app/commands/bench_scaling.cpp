@@ -158,9 +158,9 @@ void print_run(const bench::StepTiming& t, const std::string& mode,
 
 WorldResult scaling_in_world(const ScalingOptions& o, World& w) {
   if (o.schemes.size() != 1 || o.np.size() != 1 || o.mode == "both") {
-    throw UsageError(fmt::format(
-        "under mpiexec, give one --scheme, one --mode and --np {} (the ranks started)",
-        w.comm.size()));
+    throw UsageError(
+        fmt::format("under mpiexec, give one --scheme, one --mode and --np {} (the ranks started)",
+                    w.comm.size()));
   }
   const bench::StepConfig config = config_of(o, o.schemes[0], parse_block_shape(o.shape));
   const bench::StepTiming t = bench::time_step(w.comm, w.device, config);
@@ -334,8 +334,9 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
          .np = p.np,
          .overrides = {{"--scheme", {p.scheme}},
                        {"--mode", {p.mode}},
-                       {"--shape", {fmt::format("{},{},{},{}", p.shape.b, p.shape.s, p.shape.h,
-                                                p.shape.heads)}},
+                       {"--shape",
+                        {fmt::format("{},{},{},{}", p.shape.b, p.shape.s, p.shape.h,
+                                     p.shape.heads)}},
                        {"--reference", {reference ? "true" : "false"}}},
          .bytes_per_rank = bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape), p.np,
                                                       o.compare_overlap ? 2 : 1) +

@@ -308,41 +308,43 @@ int run_projection(const ModelOptions& o) {
 
 /// The options of a projection: the schemes, the shape, the device counts and the hardware.
 void add_projection_options(CLI::App& command, ModelOptions& o) {
-  command.add_option("--scheme", o.schemes,
-                     "schemes: " + scheme_help_list() + " or all (default: all)")
+  command
+      .add_option("--scheme", o.schemes,
+                  "schemes: " + scheme_help_list() + " or all (default: all)")
       ->delimiter(',');
   command.add_option("--batch", o.batch, "b, sequences per step");
   command.add_option("--seq", o.seq, "s, tokens per sequence");
   command.add_option("--hidden", o.hidden, "h, the hidden size");
   command.add_option("--heads", o.heads, "n, attention heads");
   command.add_option("--shape", o.shape,
-                  "b,s,h,heads in one (default: 8,2048,8192,64; with --compare 4,256,1024,16)");
+                     "b,s,h,heads in one (default: 8,2048,8192,64; with --compare 4,256,1024,16)");
   command.add_option("--gpus", o.gpus, "device counts to project to")
       ->delimiter(',')
       ->capture_default_str();
-  command.add_option("--hardware", o.hardware,
-                  "profile: dgx-h100, dgx-a100, local (default: dgx-h100; local with --compare)");
+  command.add_option(
+      "--hardware", o.hardware,
+      "profile: dgx-h100, dgx-a100, local (default: dgx-h100; local with --compare)");
   command.add_option("--hardware-file", o.hardware_file,
-                  "more profiles, in the format of model/hardware.json");
+                     "more profiles, in the format of model/hardware.json");
   command.add_option("--ranks-per-node", o.ranks_per_node,
-                  "ranks on each node, filled in order (rank r on node r / N); a group with "
-                  "ranks on two nodes communicates at the inter-node rate (default: the "
-                  "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
+                     "ranks on each node, filled in order (rank r on node r / N); a group with "
+                     "ranks on two nodes communicates at the inter-node rate (default: the "
+                     "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
   command.add_option("--depth", o.depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
   command.add_flag("--detail", o.detail, "list every collective's share of the time");
   command.add_option("--json", o.json,
-                  "write the results as JSON (a new or plain file in a folder of your own)");
+                     "write the results as JSON (a new or plain file in a folder of your own)");
 }
 
 /// The options of --calibrate and --compare, which run on this machine.
 void add_measurement_options(CLI::App& command, ModelOptions& o) {
   command.add_flag("--calibrate", o.calibrate,
-                "measure this machine (matmul rate, MPI collectives at 2 ranks) and write the "
-                "local profile");
+                   "measure this machine (matmul rate, MPI collectives at 2 ranks) and write the "
+                   "local profile");
   command.add_option("--profile-out", o.profile_out, "where --calibrate writes the local profile")
       ->capture_default_str();
   command.add_flag("--compare", o.compare,
-                "run bench step on this machine and print the model's time beside it");
+                   "run bench step on this machine and print the model's time beside it");
   command.add_option("--np", o.np, "with --compare: world sizes to run")
       ->delimiter(',')
       ->capture_default_str();

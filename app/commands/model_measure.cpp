@@ -157,15 +157,16 @@ nlohmann::json compare_row(const model::Projection& p, const nlohmann::json& run
   fmt::print(
       "  {:<6} {:>3} {:<9} | {:>7.1f} {:>7.1f} {:>8.1f} | {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f} | "
       "{:>7} {:>7} {:>7}\n",
-      p.scheme, p.gpus, p.grid, p.compute_s * 1e3, p.comm_s() * 1e3, p.step_s() * 1e3,
-      other * 1e3, comm * 1e3, least * 1e3, step * 1e3, error(p.compute_s, other),
-      error(p.comm_s(), least), error(p.step_s(), step));
-  return {{"scheme", p.scheme},
-          {"np", p.gpus},
-          {"grid", p.grid},
-          {"model", {{"compute_s", p.compute_s}, {"comm_s", p.comm_s()}, {"step_s", p.step_s()}}},
-          {"measured",
-           {{"outside_comm_s", other}, {"comm_s", comm}, {"comm_least_s", least}, {"step_s", step}}}};
+      p.scheme, p.gpus, p.grid, p.compute_s * 1e3, p.comm_s() * 1e3, p.step_s() * 1e3, other * 1e3,
+      comm * 1e3, least * 1e3, step * 1e3, error(p.compute_s, other), error(p.comm_s(), least),
+      error(p.step_s(), step));
+  return {
+      {"scheme", p.scheme},
+      {"np", p.gpus},
+      {"grid", p.grid},
+      {"model", {{"compute_s", p.compute_s}, {"comm_s", p.comm_s()}, {"step_s", p.step_s()}}},
+      {"measured",
+       {{"outside_comm_s", other}, {"comm_s", comm}, {"comm_least_s", least}, {"step_s", step}}}};
 }
 
 nlohmann::json print_comparison(const BlockShape& shape, const model::HardwareProfile& hw,

@@ -126,15 +126,14 @@ void print_result(const train::TrainResult& r) {
 // ---- inside mpiexec ---------------------------------------------------------------------------
 
 void print_header(const train::TrainConfig& config, const World& w) {
-  fmt::print("train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps\n", config.scheme,
-             w.comm.size(),
-             make_scheme(config.scheme, config.options)
-                 ->describe_grid(w.comm.size(), config.shape.block),
-             dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate,
-             config.seed, config.steps);
+  fmt::print(
+      "train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps\n", config.scheme, w.comm.size(),
+      make_scheme(config.scheme, config.options)->describe_grid(w.comm.size(), config.shape.block),
+      dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate, config.seed,
+      config.steps);
   fmt::print("ranks on {}\n", w.hosts.summary());
-  fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference",
-             "rel diff", "tokens/s", "comm");
+  fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference", "rel diff",
+             "tokens/s", "comm");
   std::fflush(stdout);
 }
 
@@ -173,7 +172,7 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   const train::TrainConfig config = make_config(o);
   train::validate_training(np, config);
   LaunchPlan plan;
-  plan.jobs = {{.label = o.scheme,
+  plan.jobs = {{.label = fmt::format("train {} on {}", o.scheme, gpt::to_string(config.shape)),
                 .np = np,
                 .overrides = {},
                 .bytes_per_rank = train::training_bytes_per_rank(config)}};

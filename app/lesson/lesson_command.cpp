@@ -252,8 +252,10 @@ void preflight_check(const LessonInfo& l, const LessonOptions& o) {
   plan.smaller = "fewer ranks";
   for (int np : world_sizes) {
     if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
-    plan.jobs.push_back(
-        {.label = fmt::format("lesson {:02d}", l.number), .np = np, .overrides = {}, .bytes_per_rank = 0});
+    plan.jobs.push_back({.label = fmt::format("lesson {:02d}", l.number),
+                         .np = np,
+                         .overrides = {},
+                         .bytes_per_rank = 0});
   }
   preflight(plan, o.allow_many_ranks);
 }

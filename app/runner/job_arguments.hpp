@@ -26,9 +26,10 @@ inline const std::vector<std::string> kLauncherOnlyOptions = {"--timeout", "--ho
 std::vector<std::string> command_path(const CLI::App& command);
 
 /// `command`'s path, then every option the caller gave it (as parsed, in declaration order;
-/// each as `--option=value`, a flag's value "true" or "false"), except kLauncherOnlyOptions and the overridden ones, then each
-/// override. Parsing the result as `command` gives every option the caller's value or the
-/// override's. Throws InternalError for a positional argument, which the jobs cannot be given.
+/// each as `--option=value`, a flag's value "true" or "false"), except kLauncherOnlyOptions and the
+/// overridden ones, then each override. Parsing the result as `command` gives every option the
+/// caller's value or the override's. Throws InternalError for a positional argument, which the jobs
+/// cannot be given.
 std::vector<std::string> job_arguments(const CLI::App& command,
                                        const std::vector<ArgumentOverride>& overrides);
 

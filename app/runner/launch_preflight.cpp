@@ -54,9 +54,9 @@ void require_memory(const LaunchPlan& plan, int hosts) {
     throw UsageError(fmt::format(
         "{} on {} ranks needs about {} here: {} x ({} for the process itself + {} of tensors: "
         "{}), but {} are available; use fewer ranks or {}",
-        job.label, ranks_per_machine(job, hosts), size_text(needed),
-        ranks_per_machine(job, hosts), size_text(kRankOverheadBytes),
-        size_text(job.bytes_per_rank), plan.tensors, size_text(available), plan.smaller));
+        job.label, ranks_per_machine(job, hosts), size_text(needed), ranks_per_machine(job, hosts),
+        size_text(kRankOverheadBytes), size_text(job.bytes_per_rank), plan.tensors,
+        size_text(available), plan.smaller));
   }
 }
 

@@ -9,8 +9,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -3,6 +3,8 @@
 // give every option the caller's value, except the launcher's own (never passed on) and --json
 // (the job's own file). A command's option missing from the table fails the test, so a new
 // option is covered the day it is added.
+#include "job_arguments.hpp"
+
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "job_arguments.hpp"
 
 namespace tplab::app {
 namespace {
@@ -58,8 +59,8 @@ struct Case {
   std::vector<std::string> args;  ///< every option, none at its default
 };
 
-const std::vector<std::string> kLaunchOptions = {"--json", "/tmp/out.json", "--timeout", "17",
-                                                 "--hosts", "/tmp/hosts", "--allow-many-ranks"};
+const std::vector<std::string> kLaunchOptions = {
+    "--json", "/tmp/out.json", "--timeout", "17", "--hosts", "/tmp/hosts", "--allow-many-ranks"};
 
 std::vector<std::string> with_launch(std::vector<std::string> args) {
   args.insert(args.end(), kLaunchOptions.begin(), kLaunchOptions.end());
@@ -68,31 +69,68 @@ std::vector<std::string> with_launch(std::vector<std::string> args) {
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> table = {
-      {{"verify"},
-       with_launch({"--scheme", "2d,3d", "--np", "4,8", "--dtype", "f32", "--backend", "cuda",
-                    "--comm", "mpi", "--shape", "4,8,16,4", "--seed", "7", "--exact",
-                    "--check-finite", "--depth", "2", "--regather", "--overlap", "on"})},
+      {{"verify"}, with_launch({"--scheme", "2d,3d", "--np",       "4,8",
+                                "--dtype",  "f32",   "--backend",  "cuda",
+                                "--comm",   "mpi",   "--shape",    "4,8,16,4",
+                                "--seed",   "7",     "--exact",    "--check-finite",
+                                "--depth",  "2",     "--regather", "--overlap",
+                                "on"})},
       {{"train"},
-       with_launch({"--scheme", "2.5d", "--np", "8", "--steps", "3", "--dtype", "f32", "--shape",
-                    "2,8,16,2", "--vocab", "32", "--layers", "1", "--lr", "0.5", "--seed", "9",
-                    "--depth", "2", "--regather"})},
+       with_launch({"--scheme", "2.5d",     "--np",    "8",  "--steps",   "3", "--dtype", "f32",
+                    "--shape",  "2,8,16,2", "--vocab", "32", "--layers",  "1", "--lr",    "0.5",
+                    "--seed",   "9",        "--depth", "2",  "--regather"})},
       {{"bench", "scaling"},
-       with_launch({"--scheme", "1d", "--np", "2", "--mode", "weak", "--shape", "2,8,16,2",
-                    "--dtype", "f64", "--warmup", "0", "--repeats", "2", "--depth", "2",
-                    "--regather", "--overlap", "on", "--compare-overlap", "--reference"})},
+       with_launch({"--scheme",   "1d",         "--np",      "2",       "--mode",
+                    "weak",       "--shape",    "2,8,16,2",  "--dtype", "f64",
+                    "--warmup",   "0",          "--repeats", "2",       "--depth",
+                    "2",          "--regather", "--overlap", "on",      "--compare-overlap",
+                    "--reference"})},
       {{"bench", "step"},
-       with_launch({"--scheme", "2d", "--np", "4", "--mode", "weak", "--shape", "2,8,16,2",
-                    "--dtype", "f64", "--warmup", "3", "--repeats", "2", "--depth", "2",
-                    "--regather", "--overlap", "on", "--compare-overlap=false", "--reference"})},
+       with_launch({"--scheme",   "2d",         "--np",      "4",       "--mode",
+                    "weak",       "--shape",    "2,8,16,2",  "--dtype", "f64",
+                    "--warmup",   "3",          "--repeats", "2",       "--depth",
+                    "2",          "--regather", "--overlap", "on",      "--compare-overlap=false",
+                    "--reference"})},
       {{"bench", "comm"},
        with_launch({"--collective", "all_gather,broadcast", "--np", "3", "--min-bytes", "1K",
                     "--max-bytes", "4K", "--dtype", "f64", "--warmup", "5"})},
       {{"model"},
-       {"--scheme", "2d", "--batch", "2", "--seq", "8", "--hidden", "16", "--heads", "2",
-        "--shape", "2,8,16,2", "--gpus", "4,16", "--hardware", "local", "--hardware-file",
-        "/tmp/hw.json", "--ranks-per-node", "4", "--depth", "2", "--detail", "--json",
-        "/tmp/out.json", "--calibrate", "--profile-out", "/tmp/p.json", "--compare", "--np", "4",
-        "--repeats", "3", "--timeout", "17", "--allow-many-ranks"}},
+       {"--scheme",
+        "2d",
+        "--batch",
+        "2",
+        "--seq",
+        "8",
+        "--hidden",
+        "16",
+        "--heads",
+        "2",
+        "--shape",
+        "2,8,16,2",
+        "--gpus",
+        "4,16",
+        "--hardware",
+        "local",
+        "--hardware-file",
+        "/tmp/hw.json",
+        "--ranks-per-node",
+        "4",
+        "--depth",
+        "2",
+        "--detail",
+        "--json",
+        "/tmp/out.json",
+        "--calibrate",
+        "--profile-out",
+        "/tmp/p.json",
+        "--compare",
+        "--np",
+        "4",
+        "--repeats",
+        "3",
+        "--timeout",
+        "17",
+        "--allow-many-ranks"}},
   };
   return table;
 }
@@ -154,8 +192,8 @@ TEST(JobArguments, AnOverrideReplacesTheCallersValue) {
   ProgramParser caller;
   const CLI::App& command =
       caller.parse({"bench", "step", "--scheme", "2d,3d", "--np", "4,8", "--reference"});
-  const std::vector<std::string> job = job_arguments(
-      command, {{"--scheme", {"3d"}}, {"--np", {"8"}}, {"--reference", {"false"}}});
+  const std::vector<std::string> job =
+      job_arguments(command, {{"--scheme", {"3d"}}, {"--np", {"8"}}, {"--reference", {"false"}}});
   ProgramParser in_job;
   const CLI::App& relaunched = in_job.parse(job);
   EXPECT_EQ(relaunched.get_option("--scheme")->results(), std::vector<std::string>{"3d"});

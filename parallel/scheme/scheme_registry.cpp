@@ -36,7 +36,8 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
      },
      .train_world_size = 2},
     {.name = "1d-sp",
-     .help = "1D with sequence parallelism: as 1d, the activations outside the linears split by tokens",
+     .help =
+         "1D with sequence parallelism: as 1d, the activations outside the linears split by tokens",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
        return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true}, policy_of(options));
      },
