@@ -36,7 +36,6 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   bool exact = false;
   bool check_finite = false;
-  std::optional<std::string> json;
   int depth = 0;
   bool regather = false;
   std::string overlap = "both";

@@ -10,10 +10,17 @@ namespace tplab::app {
 namespace {
 
 /// `--name=value` for each value: one word, which a flag needs and which keeps a value that
-/// starts with '-' from being read as an option.
+/// starts with '-' from being read as an option. An empty value goes as two words, `--name ""`:
+/// CLI11 reads `--name=` as no value and would take the next word as the option's.
 void append(std::vector<std::string>& args, const std::string& name,
             const std::vector<std::string>& values) {
-  for (const std::string& v : values) args.push_back(name + "=" + v);
+  for (const std::string& v : values) {
+    if (v.empty()) {
+      args.insert(args.end(), {name, v});
+    } else {
+      args.push_back(name + "=" + v);
+    }
+  }
 }
 
 void require_option(const CLI::App& command, const std::string& name) {

@@ -21,9 +21,11 @@ struct JobPlan {
 /// Every job of a command, run one after another.
 struct LaunchPlan {
   std::vector<JobPlan> jobs;  ///< in the order they run
-  /// What each rank's tensors are and what makes them smaller, for the preflight's message:
-  /// "the whole problem and the reference's answer in f64", "a smaller --shape".
-  std::string tensors, smaller;
+  /// What each rank's tensors are, for the preflight's message: "the whole problem and the
+  /// reference's answer in f64".
+  std::string tensors;
+  /// What makes them smaller, for the same message: "a smaller --shape".
+  std::string smaller;
   std::string key = "runs";  ///< the key of the records in every job's result
 };
 

@@ -62,16 +62,19 @@ void require_rank0_output(const std::optional<std::string>& path, std::string_vi
 }
 
 void require_world_size(const WorldSetup& setup, int size) {
-  if (!setup.np.empty() && (setup.np.size() != 1 || setup.np[0] != size)) {
-    throw UsageError(
-        fmt::format("--np {} but mpiexec started {} ranks", fmt::join(setup.np, ","), size));
+  if (setup.np.empty() || (setup.np.size() == 1 && setup.np[0] == size)) return;
+  if (setup.np.size() > 1) {
+    throw UsageError(fmt::format(
+        "under mpiexec a job runs on the world it was started with: give --np {} (not --np {})",
+        size, fmt::join(setup.np, ",")));
   }
+  throw UsageError(fmt::format("this job runs on {} rank{} (--np {}), but mpiexec started {}",
+                               setup.np[0], setup.np[0] == 1 ? "" : "s", setup.np[0], size));
 }
 
 /// The work itself, then rank 0's result file: {key: records, "pass", "failures": []}.
 int run_work(const WorldSetup& setup, World& world,
              const std::function<WorldResult(World&)>& work) {
-  require_world_size(setup, world.comm.size());
   require_rank0_output(setup.json, "--json");
   WorldResult result = work(world);
   if (world.comm.rank() == 0 && setup.json) {
@@ -104,10 +107,15 @@ int run_in_world(const WorldSetup& setup, const std::function<WorldResult(World&
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Declared outside the try: a failing rank calls MPI_Abort with its device and communicator
+  // still alive, rather than first tearing them down (an NCCL communicator may block there).
+  Backend backend;
+  std::optional<RankHosts> hosts;
   try {
-    Backend backend = make_backend(setup);
-    const RankHosts hosts(MPI_COMM_WORLD);
-    World world{*backend.world, *backend.device, hosts, backend.mpi};
+    require_world_size(setup, size);
+    backend = make_backend(setup);
+    hosts.emplace(MPI_COMM_WORLD);
+    World world{*backend.world, *backend.device, *hosts, backend.mpi};
     return run_work(setup, world, work);
   } catch (const UsageError& e) {
     // Every rank reached the same verdict before any collective: report it and leave together.
