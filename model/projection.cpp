@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "comm/collective.hpp"
 #include "core/error.hpp"
 #include "flops.hpp"
 #include "scheme_costs.hpp"
@@ -71,6 +72,55 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
 Projection project(std::string_view scheme_name, const SchemeOptions& options, int gpus,
                    const BlockShape& shape, const HardwareProfile& profile) {
   return project(scheme_name, options, gpus, shape, profile, profile.gpus_per_node);
+}
+
+nlohmann::json to_json(const Projection& p) {
+  nlohmann::json j = {{"scheme", p.scheme}, {"gpus", p.gpus}, {"fits", p.fits()}};
+  if (!p.fits()) {
+    j["why_not"] = p.why_not;
+    return j;
+  }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const GroupPlacement& g : p.groups) {
+    groups.push_back({{"group", g.name},
+                      {"size", g.size},
+                      {"groups", g.groups},
+                      {"groups_across_nodes", g.groups_across_nodes},
+                      {"fewest_nodes", g.fewest_nodes},
+                      {"most_nodes", g.most_nodes},
+                      {"inter_node", g.crosses_nodes()}});
+  }
+  nlohmann::json collectives = nlohmann::json::array();
+  for (const TimedCollective& t : p.collectives) {
+    collectives.push_back({{"collective", collective_name(t.row.collective)},
+                           {"group", t.row.group},
+                           {"group_size", t.row.group_size},
+                           {"calls", t.row.calls},
+                           {"elements", t.row.elements},
+                           {"bus_elements", t.row.bus_elements()},
+                           {"inter_node", t.inter_node},
+                           {"latency_s", t.time.latency_s},
+                           {"bandwidth_s", t.time.bandwidth_s}});
+  }
+  j.update({{"grid", p.grid},
+            {"ranks_per_node", p.ranks_per_node},
+            {"nodes", p.nodes},
+            {"groups", groups},
+            {"flops_per_device", p.flops},
+            {"compute_s", p.compute_s},
+            {"comm_s", p.comm_s()},
+            {"comm_latency_s", p.comm_latency_s},
+            {"comm_bandwidth_s", p.comm_bandwidth_s},
+            {"comm_share", p.comm_share()},
+            {"step_s", p.step_s()},
+            {"comm_elements_per_device", p.comm_elements},
+            {"comm_bus_bytes_per_device", p.comm_bus_bytes},
+            {"weight_bytes", p.weight_bytes},
+            {"activation_bytes", p.activation_bytes},
+            {"fits_memory", p.fits_memory},
+            {"collectives", collectives}});
+  if (p.korthikanti_bytes) j["activation_bytes_korthikanti"] = *p.korthikanti_bytes;
+  return j;
 }
 
 }  // namespace tplab::model

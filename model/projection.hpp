@@ -3,6 +3,7 @@
 /// one block's step and its memory, per device.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,5 +75,9 @@ Projection project(std::string_view scheme, const SchemeOptions& options, int gp
 /// The same with nodes of the profile's size, profile.gpus_per_node ranks each.
 Projection project(std::string_view scheme, const SchemeOptions& options, int gpus,
                    const BlockShape& shape, const HardwareProfile& profile);
+
+/// The projection as model's --json writes it: its grid, nodes and groups, times, traffic,
+/// memory and every collective; only "why_not" for a projection with no grid.
+nlohmann::json to_json(const Projection& p);
 
 }  // namespace tplab::model

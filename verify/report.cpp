@@ -193,4 +193,31 @@ nlohmann::json to_json(const RunResult& run) {
       {"saved_bytes_model", run.saved_bytes_model}};
 }
 
+void print_summary(const nlohmann::json& runs, std::FILE* out) {
+  fmt::print(out, "\n{:=<78}\nsummary\n", "");
+  fmt::print(out, "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
+             "scheme", "np", "hosts", "grid", "dtype", "check", "tensors", "max used", "max rel_l2",
+             "kept KiB", "comm", "verdict");
+  for (const auto& r : runs) {
+    double used = 0, rel = 0;
+    bool nonfinite = false;
+    for (const auto& t : r["tensors"]) {
+      const auto value = [&](const char* key) {
+        return t[key].is_number() ? t[key].get<double>() : INFINITY;
+      };
+      used = std::max(used, value("tolerance_used"));
+      nonfinite = nonfinite || t["nonfinite"].get<std::int64_t>() > 0;
+      if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
+    }
+    fmt::print(out,
+               "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}  {}\n",
+               r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
+               r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
+               r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(),
+               tolerance_used_text(used, nonfinite), rel, r["saved_bytes"].get<double>() / 1024,
+               r["comm_match"].get<bool>() ? "= model" : "differs",
+               r["pass"].get<bool>() ? "PASS" : "FAIL");
+  }
+}
+
 }  // namespace tplab::verify

@@ -22,6 +22,11 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
 /// and its verdict.
 void print_run(const RunResult& run, std::FILE* out);
 
+/// The summary table of verify's runs (each as to_json writes it, with its "hosts"): one line
+/// a run with its largest tolerance share and relative error, kept bytes, the cost model's
+/// verdict on its communication and its own.
+void print_summary(const nlohmann::json& runs, std::FILE* out);
+
 /// {"scheme", "np", "grid", "backend", "dtype", "exact", "regather", "shape": {...}, "pass",
 ///  "tensors": [...], "comm": [...], "comm_match", "comm_mismatch_ranks", "comm_phases":
 ///  {"forward": [...], "backward": [...]}, "seconds": {...}, "saved_bytes"}; "comm" holds

@@ -172,55 +172,6 @@ void print_projection(const model::Projection& p, bool detail) {
   }
 }
 
-nlohmann::json projection_json(const model::Projection& p) {
-  nlohmann::json j = {{"scheme", p.scheme}, {"gpus", p.gpus}, {"fits", p.fits()}};
-  if (!p.fits()) {
-    j["why_not"] = p.why_not;
-    return j;
-  }
-  nlohmann::json groups = nlohmann::json::array();
-  for (const model::GroupPlacement& g : p.groups) {
-    groups.push_back({{"group", g.name},
-                      {"size", g.size},
-                      {"groups", g.groups},
-                      {"groups_across_nodes", g.groups_across_nodes},
-                      {"fewest_nodes", g.fewest_nodes},
-                      {"most_nodes", g.most_nodes},
-                      {"inter_node", g.crosses_nodes()}});
-  }
-  nlohmann::json collectives = nlohmann::json::array();
-  for (const model::TimedCollective& t : p.collectives) {
-    collectives.push_back({{"collective", collective_name(t.row.collective)},
-                           {"group", t.row.group},
-                           {"group_size", t.row.group_size},
-                           {"calls", t.row.calls},
-                           {"elements", t.row.elements},
-                           {"bus_elements", t.row.bus_elements()},
-                           {"inter_node", t.inter_node},
-                           {"latency_s", t.time.latency_s},
-                           {"bandwidth_s", t.time.bandwidth_s}});
-  }
-  j.update({{"grid", p.grid},
-            {"ranks_per_node", p.ranks_per_node},
-            {"nodes", p.nodes},
-            {"groups", groups},
-            {"flops_per_device", p.flops},
-            {"compute_s", p.compute_s},
-            {"comm_s", p.comm_s()},
-            {"comm_latency_s", p.comm_latency_s},
-            {"comm_bandwidth_s", p.comm_bandwidth_s},
-            {"comm_share", p.comm_share()},
-            {"step_s", p.step_s()},
-            {"comm_elements_per_device", p.comm_elements},
-            {"comm_bus_bytes_per_device", p.comm_bus_bytes},
-            {"weight_bytes", p.weight_bytes},
-            {"activation_bytes", p.activation_bytes},
-            {"fits_memory", p.fits_memory},
-            {"collectives", collectives}});
-  if (p.korthikanti_bytes) j["activation_bytes_korthikanti"] = *p.korthikanti_bytes;
-  return j;
-}
-
 /// The fastest projection that fits the device's memory, else the fastest; null if none fits.
 const model::Projection* fastest(const std::vector<model::Projection>& at_one_count) {
   const model::Projection* best = nullptr;
@@ -281,7 +232,7 @@ int run_projection(const ModelOptions& o) {
   for (int gpus : o.gpus) {
     for (const auto& p : by_count.at(gpus)) {
       print_projection(p, o.detail);
-      projections.push_back(projection_json(p));
+      projections.push_back(model::to_json(p));
     }
     if (const model::Projection* best = fastest(by_count.at(gpus))) {
       fmt::print("  {:>5} fastest: {} ({}), {:.3f} ms per step, {:.0f}% in communication{}\n\n", "",

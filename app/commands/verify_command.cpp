@@ -111,34 +111,6 @@ WorldResult verify_in_world(const VerifyOptions& o, World& w) {
 
 // ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
 
-void print_summary(const nlohmann::json& runs, const std::vector<JobFailure>& failures) {
-  fmt::print("\n{:=<78}\nsummary\n", "");
-  fmt::print("  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
-             "scheme", "np", "hosts", "grid", "dtype", "check", "tensors", "max used", "max rel_l2",
-             "kept KiB", "comm", "verdict");
-  for (const auto& r : runs) {
-    double used = 0, rel = 0;
-    bool nonfinite = false;
-    for (const auto& t : r["tensors"]) {
-      const auto value = [&](const char* key) {
-        return t[key].is_number() ? t[key].get<double>() : INFINITY;
-      };
-      used = std::max(used, value("tolerance_used"));
-      nonfinite = nonfinite || t["nonfinite"].get<std::int64_t>() > 0;
-      if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
-    }
-    fmt::print("  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}  {}\n",
-               r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
-               r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
-               r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(),
-               verify::tolerance_used_text(used, nonfinite), rel,
-               r["saved_bytes"].get<double>() / 1024,
-               r["comm_match"].get<bool>() ? "= model" : "differs",
-               r["pass"].get<bool>() ? "PASS" : "FAIL");
-  }
-  for (const auto& f : failures) fmt::print("  {}\n", f.describe());
-}
-
 /// One job per scheme and world size: a scheme named with --scheme must run at every --np;
 /// with every scheme implied, those that cannot use a world size are left out of it, and only
 /// a world size none can use is refused.
@@ -222,7 +194,8 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
   const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
     return series_document("runs", s.runs, s, all_pass(s));
   });
-  print_summary(series.runs, series.failures);
+  verify::print_summary(series.runs, stdout);
+  for (const auto& f : series.failures) fmt::print("  {}\n", f.describe());
   print_verdict(o, series, planned);
   return exit_code_of(series, all_pass(series));
 }
