@@ -24,6 +24,7 @@ std::vector<double> VocabParallelCrossEntropy::forward(const Tensor& logits,
   logits_ = logits;
   max_ = device_.empty({block_.rows}, logits.dtype());
   device_.row_max(logits, max_);
+  // Blocking, both: each step needs the one before it, and the loss is the end of forward.
   group_.all_reduce(max_, ReduceOp::max);  // the row maximum over the whole vocabulary
   sums_ = device_.empty({block_.rows, 2}, logits.dtype());
   device_.cross_entropy_sums(logits, max_, targets_, sums_);

@@ -47,6 +47,8 @@ Tensor VocabParallelEmbedding::forward(std::span<const std::int64_t> ids) {
   Tensor partial = device_.empty({group_tokens_, table_.cols()}, table_.dtype());
   device_.gather_rows(table_, rows_, partial);
   Tensor x = partial;
+  // Blocking, both forms: the first block reads its input at once, and nothing is left to
+  // compute before it.
   if (combine_ == Combine::all_reduce) {
     group_.all_reduce(x);
   } else {
@@ -63,6 +65,7 @@ void VocabParallelEmbedding::backward(const Tensor& dx) {
   if (combine_ == Combine::reduce_scatter) {
     // [own tokens, features] -> [group tokens, features]
     full = device_.empty({group_tokens_, own_.cols}, dx.dtype());
+    // Blocking: the table's gradient adds every token's row, and it is backward's last step.
     group_.all_gather(dx, full);
   }
   table_grad_ = device_.zeros(table_.extents(), dx.dtype());
