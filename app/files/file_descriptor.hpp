@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -38,6 +39,19 @@ class FileDescriptor {
   /// Closes it now. Returns close(2)'s result: -1, with errno set, when data written through it
   /// may not have reached the file.
   int close() { return fd_ >= 0 ? ::close(std::exchange(fd_, -1)) : 0; }
+
+  /// Reads what is left of the file, to its end; throws std::system_error when it cannot.
+  std::string read_all() const {
+    std::string text;
+    char buffer[4096];
+    while (true) {
+      const ssize_t got = ::read(fd_, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw std::system_error(errno, std::generic_category());
+      if (got == 0) return text;
+      text.append(buffer, static_cast<std::size_t>(got));
+    }
+  }
 
   /// Writes all of `bytes` (write(2) may take them in parts); throws std::system_error when
   /// the file refuses them (a full disk, a broken pipe).

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <iterator>
 #include <system_error>
 #include <vector>
 
@@ -105,6 +107,62 @@ void require_plain_file_or_none(const std::string& path, std::string_view option
   }
 }
 
+/// The temporary file beside `name` that write_file_safely writes first.
+std::string temporary_name(const std::string& name) {
+  return fmt::format(".{}.{}.tmp", name, random_hex(6));
+}
+
+/// A long path shortened for a message: its first 32 and last 24 characters.
+std::string abbreviated(const std::string& text) {
+  if (text.size() <= 64) return text;
+  return fmt::format("{}...{}", text.substr(0, 32), text.substr(text.size() - 24));
+}
+
+/// The file system's limit `which` (_PC_NAME_MAX, _PC_PATH_MAX) in `folder`, or `otherwise`
+/// where it cannot say (a folder not made yet has its parent's limit).
+long limit_in(const fs::path& folder, int which, long otherwise) {
+  const long limit = pathconf(folder.c_str(), which);
+  return limit > 0 ? limit : otherwise;
+}
+
+/// Refuses a path the file system cannot hold, before anything runs (a run would otherwise
+/// lose its result when it writes it, at the end): one longer than _PC_PATH_MAX, or a name
+/// in it longer than its folder's _PC_NAME_MAX. When it `names_a_file`, the room for the
+/// temporary file written beside it first counts too.
+void require_nameable(const std::string& path, std::string_view option, bool names_a_file) {
+  const fs::path given(path);
+  fs::path folder = given.is_absolute() ? given.root_path() : fs::path(".");
+  const long extra = names_a_file ? static_cast<long>(temporary_name("").size()) : 0;
+  const long path_max = limit_in(folder, _PC_PATH_MAX, PATH_MAX) - 1;  // less the final NUL
+  if (static_cast<long>(path.size()) + extra > path_max) {
+    throw UsageError(fmt::format(
+        "{} {}: the path is {} characters long, more than the {} the file system takes{}; give "
+        "a shorter path",
+        option, abbreviated(path), path.size(), path_max - extra,
+        names_a_file ? " (with room for the temporary file tplab writes first)" : ""));
+  }
+  long name_max = limit_in(folder, _PC_NAME_MAX, NAME_MAX);
+  const fs::path parts = given.relative_path();
+  for (auto part = parts.begin(); part != parts.end(); folder /= *part++) {
+    const long length = static_cast<long>(part->native().size());
+    if (names_a_file && std::next(part) == parts.end() && length + extra > name_max) {
+      throw UsageError(fmt::format(
+          "{} {}: the file name is {} characters long, more than the {} tplab can write in {} "
+          "(the file system takes {}, and tplab first writes a temporary file {} characters "
+          "longer); give a shorter name",
+          option, abbreviated(path), length, name_max - extra,
+          abbreviated(folder_of(given).string()), name_max, extra));
+    }
+    if (length > name_max) {
+      throw UsageError(fmt::format(
+          "{} {}: the folder name '{}' is {} characters long, more than the {} the file system "
+          "takes; give a shorter path",
+          option, abbreviated(path), abbreviated(part->string()), length, name_max));
+    }
+    name_max = limit_in(folder / *part, _PC_NAME_MAX, name_max);
+  }
+}
+
 }  // namespace
 
 std::string untrusted_folder_reason(const struct stat& folder) {
@@ -129,13 +187,13 @@ void require_writable_file(const std::string& path, std::string_view option) {
         fmt::format("{} {}: that names a folder; give a file in it, for example {}result.json",
                     option, path, path));
   }
+  require_nameable(path, option, true);
   require_plain_file_or_none(path, option);
   require_trusted_folder(folder_of(path), path, option);
 }
 
-void write_file_safely(const fs::path& path, std::string_view contents, std::string_view option) {
+FileDescriptor open_trusted_folder(const fs::path& path, std::string_view option) {
   const fs::path folder = folder_of(path);
-  const std::string name = path.filename().string();
   FileDescriptor dir(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) {
     throw UsageError(fmt::format("{} {}: cannot open the folder {} ({})", option, path.string(),
@@ -150,6 +208,13 @@ void write_file_safely(const fs::path& path, std::string_view contents, std::str
     throw UsageError(fmt::format("{} {}: tplab writes nothing into {}: {}", option, path.string(),
                                  folder.string(), why));
   }
+  return dir;
+}
+
+void write_file_safely(const fs::path& path, std::string_view contents, std::string_view option) {
+  const fs::path folder = folder_of(path);
+  const std::string name = path.filename().string();
+  const FileDescriptor dir = open_trusted_folder(path, option);
   // Whatever stands at the target is replaced, never written through: it may be a plain file
   // or a link, not a folder or a device (a rename would put the file in the device's place).
   struct stat target {};
@@ -162,7 +227,7 @@ void write_file_safely(const fs::path& path, std::string_view contents, std::str
   std::string temporary;
   FileDescriptor file;
   for (int attempt = 0; attempt < 16 && !file; ++attempt) {
-    temporary = fmt::format(".{}.{}.tmp", name, random_hex(6));
+    temporary = temporary_name(name);
     file = FileDescriptor(openat(dir.get(), temporary.c_str(),
                                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
     if (!file && errno != EEXIST) break;
@@ -192,6 +257,7 @@ void require_output_folder(const std::string& path, std::string_view option) {
     throw UsageError(
         fmt::format("{} '': give a folder, for example {} reference/", option, option));
   }
+  require_nameable(path, option, false);
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) {
@@ -247,19 +313,12 @@ std::optional<std::string> read_own_file(const fs::path& path, std::string_view 
     throw UsageError(fmt::format("{} {} belongs to {}, so tplab does not trust it; remove it", what,
                                  path.string(), user_name(st.st_uid)));
   }
-  std::string text;
-  char buffer[4096];
-  while (true) {
-    const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      throw UsageError(
-          fmt::format("cannot read {} {} ({})", what, path.string(), std::strerror(errno)));
-    }
-    if (got == 0) break;
-    text.append(buffer, static_cast<std::size_t>(got));
+  try {
+    return file.read_all();
+  } catch (const std::system_error& e) {
+    throw UsageError(
+        fmt::format("cannot read {} {} ({})", what, path.string(), e.code().message()));
   }
-  return text;
 }
 
 }  // namespace tplab::app

@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include "file_descriptor.hpp"
+
 namespace tplab::app {
 
 /// Why another user could replace or redirect what tplab writes into a folder with this
@@ -31,8 +33,16 @@ namespace tplab::app {
 std::string untrusted_folder_reason(const struct stat& folder);
 
 /// Refuses, with a UsageError that names `option` and says what would work, a path tplab
-/// cannot write a file to safely (see the rules above). Call it before anything is launched.
+/// cannot write a file to safely (see the rules above), or one the file system cannot hold: a
+/// name in it longer than its folder's _PC_NAME_MAX (the file's own, with room for the
+/// temporary file beside it), or the whole longer than _PC_PATH_MAX. Call it before anything
+/// is launched.
 void require_writable_file(const std::string& path, std::string_view option);
+
+/// The folder of the file `path`, opened and checked again (it must still pass the folder rules
+/// above), for files made in it through the descriptor (openat): its temporary file, a lock
+/// beside it. Throws UsageError naming `option` when it cannot be opened or is not to trust.
+FileDescriptor open_trusted_folder(const std::filesystem::path& path, std::string_view option);
 
 /// Writes `contents` as the file `path`, whole (see the rules above). Throws UsageError naming
 /// `option` when the folder is not one to trust or the disk refuses the data (full, read-only).
@@ -40,7 +50,8 @@ void write_file_safely(const std::filesystem::path& path, std::string_view conte
                        std::string_view option);
 
 /// Refuses a folder tplab cannot fill safely (`dump --out`): an existing folder must pass the
-/// folder rules above; a missing one needs a parent that does.
+/// folder rules above; a missing one needs a parent that does; no name in its path may be
+/// longer than the file system takes.
 void require_output_folder(const std::string& path, std::string_view option);
 
 /// Makes the folder `path` when it does not exist (its parent must) and checks it again, as

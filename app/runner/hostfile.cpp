@@ -5,10 +5,11 @@
 
 #include <charconv>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "regular_file.hpp"
 
 namespace tplab::app {
 namespace {
@@ -26,13 +27,10 @@ int positive_count(const std::string& word, const std::string& where) {
 }  // namespace
 
 std::vector<HostEntry> read_hostfile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in || std::filesystem::is_directory(path)) {
-    throw UsageError(fmt::format(
-        "--hosts {}: cannot read it; give a hostfile with one host a line, e.g. 'node1 slots=8'",
-        path));
-  }
+  std::istringstream in(read_regular_file(
+      path, "--hosts", "give a hostfile with one host a line, e.g. 'node1 slots=8'"));
   std::vector<HostEntry> hosts;
+  std::map<std::string, int> line_of_host;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     line = line.substr(0, line.find('#'));
@@ -47,6 +45,13 @@ std::vector<HostEntry> read_hostfile(const std::string& path) {
         positive_count(word, where);
       else
         throw UsageError(fmt::format("{}: unknown '{}' (use slots=N)", where, word));
+    }
+    // Open MPI cannot map a host listed twice (it stops with an internal error of its own).
+    if (const auto [first, added] = line_of_host.emplace(host.name, number); !added) {
+      throw UsageError(fmt::format(
+          "--hosts {}: {} is on line {} and again on line {}; give each host one line, with "
+          "all its slots (slots=N)",
+          path, host.name, first->second, number));
     }
     hosts.push_back(host);
   }

@@ -18,8 +18,10 @@ struct HostEntry {
 };
 
 /// Reads an Open MPI hostfile: one host a line, `name [slots=N] [max_slots=N]`, `#` comments.
-/// Throws UsageError, naming the file and line, for a file that cannot be read, a line whose
-/// counts are not positive integers, or a file that names no host.
+/// Throws UsageError, naming the file and line, for a file that cannot be read or is not a
+/// regular file (a named pipe, a device, a folder: refused before it is read, so nothing
+/// blocks), a line whose counts are not positive integers, a host on two lines (both named),
+/// or a file that names no host.
 std::vector<HostEntry> read_hostfile(const std::string& path);
 
 /// The hosts a hostfile lists (1 for "": this machine alone), for the launch's preflight.

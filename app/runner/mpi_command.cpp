@@ -1,11 +1,13 @@
 #include "mpi_command.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "hostfile.hpp"
 #include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
 #include "option_checks.hpp"
+#include "output_lock.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -21,7 +23,11 @@ void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& 
 
 SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const LaunchPlan& plan,
                          const std::function<nlohmann::json(const SeriesResult&)>& document) {
-  if (o.json) require_writable_file(*o.json, "--json");
+  std::optional<OutputLock> json_lock;  // held until the last job's results are written
+  if (o.json) {
+    require_writable_file(*o.json, "--json");
+    json_lock.emplace(*o.json, "--json");
+  }
   preflight(plan, o.allow_many_ranks, host_count(o.hosts));
   int most_ranks = 1;
   for (const JobPlan& j : plan.jobs) most_ranks = std::max(most_ranks, j.np);

@@ -1,10 +1,12 @@
 // The rules for files tplab writes on the user's behalf: each refusal, and what is accepted.
 #include "safe_output.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "output_lock.hpp"
 #include "scratch_folder.hpp"
 
 namespace tplab::app {
@@ -109,6 +111,52 @@ TEST(RequireWritableFile, RefusesALinkOfAnotherUserOnTheWayToTheFolder) {
             std::string::npos);
 }
 
+/// The file system's longest name in `folder`.
+std::size_t name_max_in(const fs::path& folder) {
+  return static_cast<std::size_t>(pathconf(folder.c_str(), _PC_NAME_MAX));
+}
+
+TEST(RequireWritableFile, RefusesANameLongerThanTheFileSystemTakesBeforeAnythingRuns) {
+  ScratchFolder dir;
+  const std::string message =
+      refusal([&] { require_writable_file(dir / std::string(300, 'x'), "--json"); });
+  EXPECT_NE(message.find("the file name is 300 characters long, more than the"), std::string::npos)
+      << message;
+}
+
+TEST(RequireWritableFile, LeavesRoomForTheTemporaryFileWrittenFirst) {
+  ScratchFolder dir;
+  const std::size_t longest = name_max_in(dir.path());
+  // A name the file system takes, but whose temporary file (".NAME.<12 hex>.tmp") it would not.
+  const std::string too_long(longest - 10, 'x');
+  EXPECT_NE(refusal([&] {
+              require_writable_file(dir / too_long, "--json");
+            }).find("tplab first writes a temporary file 18 characters longer"),
+            std::string::npos);
+  const std::string fits(longest - 18, 'x');
+  EXPECT_EQ(refusal([&] { require_writable_file(dir / fits, "--json"); }), "");
+  write_file_safely(dir / fits, "{}", "--json");
+  EXPECT_EQ(text_of(dir / fits), "{}");
+}
+
+TEST(RequireWritableFile, RefusesAPathLongerThanThePathMaxAndALongFolderName) {
+  ScratchFolder dir;
+  std::string deep = dir.path().string();
+  while (deep.size() <= static_cast<std::size_t>(pathconf("/", _PC_PATH_MAX))) deep += "/folder";
+  const std::string message = refusal([&] { require_writable_file(deep + "/r.json", "--json"); });
+  EXPECT_NE(message.find("characters long, more than the"), std::string::npos) << message;
+  EXPECT_NE(message.find(": the path is "), std::string::npos) << message;
+  EXPECT_LT(message.size(), 400u) << "the path is shortened in the message";
+  EXPECT_NE(refusal([&] {
+              require_writable_file(dir / std::string(300, 'd') / "r.json", "--json");
+            }).find("the folder name 'ddd"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] {
+              require_output_folder((dir / std::string(300, 'd')).string(), "--out");
+            }).find("is 300 characters long"),
+            std::string::npos);
+}
+
 TEST(WriteFileSafely, WritesTheWholeFileAndLeavesNoTemporary) {
   ScratchFolder dir;
   put(dir / "r.json", "old");
@@ -150,6 +198,36 @@ TEST(WriteFileSafely, NeverReplacesAFolderOrADevice) {
   EXPECT_TRUE(fs::is_directory(dir / "r.json"));
   EXPECT_NE(refusal([] { write_file_safely("/dev/full", "x", "--json"); }), "");
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+TEST(OutputLock, RefusesASecondWriterNamingThePidAndGoesWithItsHolder) {
+  ScratchFolder dir;
+  const std::string target = (dir / "r.json").string();
+  {
+    const OutputLock held(target, "--json");
+    EXPECT_TRUE(fs::is_regular_file(dir / ".r.json.lock"));
+    // flock locks an open file: a second open of it, even in this process, is another holder.
+    EXPECT_NE(refusal([&] {
+                OutputLock second(target, "--json");
+              }).find(fmt::format("another tplab run is writing {} (pid {})", target, getpid())),
+              std::string::npos);
+    const OutputLock other((dir / "other.json").string(), "--json");  // other files stay free
+  }
+  EXPECT_FALSE(fs::exists(dir / ".r.json.lock"));
+  EXPECT_EQ(refusal([&] { OutputLock again(target, "--json"); }), "");
+}
+
+TEST(OutputLock, TakesALockFileAKilledRunLeftButNoLink) {
+  ScratchFolder dir;
+  put(dir / ".r.json.lock", "12345\n");
+  EXPECT_EQ(refusal([&] { OutputLock taken((dir / "r.json").string(), "--json"); }), "");
+  put(dir / "victim", "precious");
+  fs::create_symlink(dir / "victim", dir / ".s.json.lock");
+  EXPECT_NE(refusal([&] {
+              OutputLock refused((dir / "s.json").string(), "--json");
+            }).find("cannot make its lock file .s.json.lock"),
+            std::string::npos);
+  EXPECT_EQ(text_of(dir / "victim"), "precious");
 }
 
 TEST(OutputFolder, MakesAMissingFolderUnderAParentOfTheUsers) {
