@@ -4,8 +4,15 @@
 # when its output says the machine has no GPU (TPLAB_NO_GPU_PATTERN).
 # Registers one CTest test per world size, each running the whole GoogleTest binary under
 # mpiexec. Tests are not discovered with gtest_discover_tests: that would run them without
-# mpiexec. The binary's main() makes a failure on any rank fail every rank, and the CTest
-# timeout turns a hang into a failure instead of a stuck run.
+# mpiexec. The binary's main() (parallel/tests/mpi_test_main.cpp) ends the whole job at the
+# first failure on any rank, naming the rank and the test, so that ranks waiting in a
+# collective do not hang; the CTest timeout is left for a hang that no assertion catches.
+
+# The environment of every MPI test: Open MPI allowed to run as root (in a container) and to
+# start more ranks than cores, its ranks yielding the CPU while they wait.
+set(TPLAB_MPI_TEST_ENVIRONMENT
+    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1")
+
 function(tplab_add_mpi_test name target)
   cmake_parse_arguments(ARG "" "TIMEOUT;DEVICE" "RANKS;LABELS;ARGS" ${ARGN})
   if(NOT ARG_TIMEOUT)
@@ -22,7 +29,7 @@ function(tplab_add_mpi_test name target)
       TIMEOUT ${ARG_TIMEOUT}
       LABELS "${ARG_DEVICE};mpi;${ARG_LABELS}"
       PROCESSORS ${ranks}
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1")
+      ENVIRONMENT "${TPLAB_MPI_TEST_ENVIRONMENT}")
     if(ARG_DEVICE STREQUAL "cuda")
       set_tests_properties(${name}.np${ranks} PROPERTIES SKIP_REGULAR_EXPRESSION "${TPLAB_NO_GPU_PATTERN}")
     endif()

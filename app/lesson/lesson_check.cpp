@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -94,6 +95,28 @@ std::optional<RunVerdict> LessonWorldRun::verdict() const {
   return parse_run_verdict(result.document);
 }
 
+bool LessonWorldRun::job_failed() const {
+  return end.code != 0 && end.code != kExitUsage;
+}
+
+std::string LessonWorldRun::how_it_failed(int timeout_seconds) const {
+  const std::string where = fmt::format("at {} rank{}", np, np == 1 ? "" : "s");
+  // mpiexec ends with 128 + N when a rank died of signal N.
+  const int signal_number = end.code - 128;
+  if (end.code != kTimedOut && signal_number > 0 && signal_number < NSIG) {
+    const char* abbreviation = sigabbrev_np(signal_number);
+    return fmt::format("crashed with SIG{} ({}) {}", abbreviation == nullptr ? "?" : abbreviation,
+                       strsignal(signal_number), where);
+  }
+  const std::string reason = end.reason(timeout_seconds);
+  return fmt::format("{} {}", reason.starts_with("exited ") ? "crashed (" + reason + ")" : reason,
+                     where);
+}
+
+const LessonWorldRun* LessonRun::failed_job() const {
+  return !runs.empty() && runs.back().job_failed() ? &runs.back() : nullptr;
+}
+
 LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int>& world_sizes,
                        int timeout_seconds) {
   const std::string target = solution ? l.target() + "_solution" : l.target();
@@ -111,16 +134,17 @@ LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int
     return run;
   }
   write_file_safely(record, digests, "the record of the last build");
-  const auto program = kBinaryDir / "lessons" / target;
+  run.program = kBinaryDir / "lessons" / target;
   const JobFolder folder;
   std::vector<WorldVerdict> verdicts;
   for (int np : world_sizes.empty() ? l.world_sizes : world_sizes) {
-    run.runs.push_back(run_at(l, solution, program, folder, np, timeout_seconds));
+    run.runs.push_back(run_at(l, solution, run.program, folder, np, timeout_seconds));
     if (run.runs.back().end.code == kExitUsage) {
       run.outcome = LessonRun::Outcome::refused;
       return run;
     }
     verdicts.push_back({np, run.runs.back().verdict()});
+    if (run.runs.back().job_failed()) break;
   }
   run.outcome = LessonRun::Outcome::checked;
   run.summary = summarize(verdicts);

@@ -31,12 +31,20 @@ struct LessonWorldRun {
 
   /// The verdict the program wrote; nothing when the job failed or left none.
   std::optional<RunVerdict> verdict() const;
+  /// The job did not end normally: it crashed (a signal, an abort, an exit other than 0 or 2)
+  /// or ran past its deadline. The program writes its findings and exits 0 otherwise.
+  bool job_failed() const;
+  /// How a failed job ended, and where: "crashed with SIGSEGV (Segmentation fault) at 2 ranks",
+  /// "timed out after 15 s at 2 ranks", "crashed (exit 3) at 4 ranks".
+  std::string how_it_failed(int timeout_seconds) const;
 };
 
 /// What checking a lesson found.
 struct LessonRun {
   /// The source checked: the lesson's exercise.cpp, or its solution.cpp.
   std::filesystem::path source;
+  /// The program built from it and run under mpiexec.
+  std::filesystem::path program;
   /// The SHA-256 of that source and of the lesson's check.cpp, as they were compiled.
   ///@{
   std::string source_sha256, check_sha256;
@@ -47,11 +55,16 @@ struct LessonRun {
   Outcome outcome = Outcome::checked;
   /// does_not_compile: the compiler's messages, less the build tool's progress lines.
   std::string compiler_output;
-  /// Every world size run, in order (the check stops only at one that refuses its input: a
-  /// part not started at one world size leaves the others to check the parts that are).
+  /// Every world size run, in order. The check stops at one that refuses its input, and at the
+  /// first whose job failed (LessonWorldRun::job_failed), since the larger ones would crash or
+  /// loop alike, a loop costing a whole --timeout each; a part not started at one world size
+  /// leaves the others to check the parts that are.
   std::vector<LessonWorldRun> runs;
   /// checked: what the runs say together, part by part.
   LessonSummary summary;
+
+  /// The run whose job failed (the last one run), or null when none did.
+  const LessonWorldRun* failed_job() const;
 };
 
 /// Builds lesson `l`'s program (its solution with `solution`) from the sources as they are

@@ -214,8 +214,9 @@ void print_parts(const LessonInfo& l, const LessonRun& run, int timeout_seconds)
   }
   for (const LessonWorldRun& at : run.runs) {
     if (at.verdict()) continue;
-    fmt::print("{} rank{}: no verdict: it {}{}\n", at.np, at.np == 1 ? "" : "s",
-               at.end.reason(timeout_seconds),
+    // A job that failed is told in the verdict line, after this.
+    fmt::print("{} rank{}: no verdict{}{}\n", at.np, at.np == 1 ? "" : "s",
+               at.job_failed() ? "" : ": it " + at.end.reason(timeout_seconds),
                at.end.last_message.empty() ? "" : "; last message: " + at.end.last_message);
   }
 }
@@ -242,6 +243,30 @@ int report_not_passed(const LessonInfo& l, const LessonSummary& s, bool passed_b
     fmt::print("lesson {:02d}: {}: {}\n", l.number, state, why);
   }
   return s.state == LessonState::wrong ? kExitFailed : 0;
+}
+
+/// The verdict line of a check whose job crashed or timed out at one of `world_sizes` ("lesson
+/// 01: WRONG: crashed with SIGSEGV (Segmentation fault) at 2 ranks; ..."), and its exit code: 124
+/// for a time-out, else 1, as verify exits for a job that crashed.
+int report_failed_job(const LessonInfo& l, const LessonRun& run,
+                      const std::vector<int>& world_sizes, int timeout_seconds,
+                      bool passed_before) {
+  const LessonWorldRun& at = *run.failed_job();
+  const bool timed_out = at.end.code == kTimedOut;
+  const std::vector<int> not_run(world_sizes.begin() + static_cast<std::ptrdiff_t>(run.runs.size()),
+                                 world_sizes.end());
+  const std::string stopped = not_run.empty()
+                                  ? std::string()
+                                  : fmt::format("; {} rank{} not run", fmt::join(not_run, ", "),
+                                                not_run == std::vector{1} ? "" : "s");
+  const std::string next =
+      timed_out ? "a loop that never ends, or a collective that some ranks never reach? "
+                  "--timeout gives it longer"
+                : fmt::format("to see where: mpiexec -n {} {}", at.np, run.program.string());
+  fmt::print("lesson {:02d}: WRONG{}: {}{} ({})\n", l.number,
+             passed_before ? " now (it passed before)" : "", at.how_it_failed(timeout_seconds),
+             stopped, next);
+  return timed_out ? kTimedOut : kExitFailed;
 }
 
 /// Runs the preflight on every world size the check will run.
@@ -281,6 +306,9 @@ int check(const LessonOptions& o) {
         "lesson {:02d}: WRONG{}\n", l.number,
         passed_before ? " now (it passed before; it does not compile)" : " (does not compile)");
     return kExitFailed;
+  }
+  if (run.failed_job() != nullptr) {
+    return report_failed_job(l, run, o.np.empty() ? l.world_sizes : o.np, o.timeout, passed_before);
   }
   if (run.summary.state != LessonState::passed) {
     return report_not_passed(l, run.summary, passed_before);
