@@ -16,15 +16,7 @@
 namespace tplab::tp3d {
 namespace {
 
-using testing_layers::block;
-using testing_layers::column_sums;
-using testing_layers::download;
-using testing_layers::expect_exact;
-using testing_layers::integers;
-using testing_layers::Matrix;
-using testing_layers::plus_bias;
-using testing_layers::product;
-using testing_layers::upload;
+using namespace testing_layers;  // the exact matrices, their blocks and the comparison
 
 // Tokens and in-features divisible by q^2, out-features by q, for q = 1 and 2; all three
 // differ, so that a product of the wrong blocks cannot have the right shape by chance.

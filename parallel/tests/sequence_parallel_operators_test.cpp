@@ -6,10 +6,7 @@
 /// result, exactly.
 #include <gtest/gtest.h>
 
-#include "comm/mpi_comm.hpp"
-#include "comm/wrap_transport.hpp"
-#include "device/cpu_device.hpp"
-#include "grid/grid_1d.hpp"
+#include "group_1d_test.hpp"
 #include "layer_test_matrix.hpp"
 #include "tp1d/column_parallel_linear.hpp"
 #include "tp1d/conjugate_operators.hpp"
@@ -18,35 +15,13 @@
 namespace tplab::tp1d {
 namespace {
 
-using testing_layers::column_block;
-using testing_layers::column_sums;
-using testing_layers::download;
-using testing_layers::expect_exact;
-using testing_layers::integers;
-using testing_layers::Matrix;
-using testing_layers::plus_bias;
-using testing_layers::product;
-using testing_layers::row_block;
-using testing_layers::upload;
+using namespace testing_layers;  // the exact matrices, their blocks and the comparison
 
 // Divisible by t = 1, 2 and 4.
 constexpr std::int64_t kTokens = 8, kHidden = 8, kFfn = 12;
 
-/// The parameter: the policy overlaps (backward's collectives started) or not.
-class SequenceParallelTest : public testing::TestWithParam<bool> {
+class SequenceParallelTest : public testing_layers::Group1DTest {
  protected:
-  SequenceParallelTest()
-      : world(wrap_transport(MpiComm::world(), std::make_shared<CommCounters>())),
-        grid(Grid1D::build(*world)),
-        t(grid.tp->size()),
-        r(grid.tp->rank()) {}
-
-  ExecutionPolicy policy() const { return {.overlap = GetParam()}; }
-
-  CpuDevice device;
-  std::unique_ptr<Comm> world;
-  Grid1D grid;
-  const int t, r;
   const Matrix x = integers(kTokens, kHidden, 1);
 };
 

@@ -14,13 +14,7 @@
 namespace tplab::tp2d {
 namespace {
 
-using testing_layers::block;
-using testing_layers::download;
-using testing_layers::expect_exact;
-using testing_layers::integers;
-using testing_layers::Matrix;
-using testing_layers::product;
-using testing_layers::upload;
+using namespace testing_layers;  // the exact matrices, their blocks and the comparison
 
 // Divisible by q = 1, 2 and 3; the inner extent differs from the outer ones, so that a
 // product of the wrong blocks cannot have the right shape by chance.
