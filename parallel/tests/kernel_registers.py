@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REGISTERS_PER_MULTIPROCESSOR = 65536  # sm_80 and sm_90 alike
@@ -77,8 +78,11 @@ def main():
     args.source = args.source.resolve()  # nvcc runs in a folder of its own
     threads = threads_per_block(args.source)
     failures = 0
-    for arch in re.findall(r"\d+", args.architectures):
-        registers = kernel_registers(args.nvcc, args.source, arch)
+    architectures = re.findall(r"\d+", args.architectures)
+    with ThreadPoolExecutor() as pool:  # one nvcc per architecture, side by side
+        found = pool.map(lambda arch: kernel_registers(args.nvcc, args.source, arch),
+                         architectures)
+    for arch, registers in zip(architectures, found):
         if not registers:
             sys.exit(f"sm_{arch}: ptxas reported no kernels")
         worst = max(registers.items(), key=lambda item: item[1])
