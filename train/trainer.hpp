@@ -63,13 +63,14 @@ void validate_training(int world_size, const TrainConfig& config);
 double training_bytes_per_rank(const TrainConfig& config);
 
 /// Trains the GPT on `world` for config.steps steps and the reference beside it; calls
-/// `on_step` with each step's record as soon as it is known (on every rank). Collective over
+/// `on_step` with the run so far as soon as each step is known (on every rank): every step up
+/// to that one in `steps` (the newest last), `pass` false until the end. Collective over
 /// `world`.
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
-                         const std::function<void(const StepRecord&)>& on_step = {});
+                         const std::function<void(const TrainResult&)>& on_step = {});
 
 /// The training as train's --json writes it: the configuration, the verdict, the hashes and
-/// every step.
+/// every step finished ("steps", fewer than "steps_planned" in a run cut short).
 nlohmann::json to_json(const TrainResult& r);
 
 }  // namespace tplab::train

@@ -143,12 +143,14 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
   train::validate_training(w.comm.size(), config);
   if (rank == 0) print_header(config, w);
   const train::TrainResult result =
-      train::run_training(w.comm, w.device, config, [&](const train::StepRecord& s) {
+      train::run_training(w.comm, w.device, config, [&](const train::TrainResult& so_far) {
         if (rank != 0) return;
+        const train::StepRecord& s = so_far.steps.back();
         fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%\n", s.step, s.loss,
                    s.reference_loss, s.relative_difference, s.tokens_per_second,
                    100 * s.comm_seconds / s.seconds);
         std::fflush(stdout);
+        w.keep_progress([&] { return nlohmann::json::array({train::to_json(so_far)}); });
       });
   if (rank == 0) print_result(result);
   return {.records = nlohmann::json::array({train::to_json(result)}), .pass = result.pass};
@@ -166,6 +168,15 @@ nlohmann::json document_of(const SeriesResult& series) {
   return document;
 }
 
+/// The end of a training that ran past its --timeout: how many steps it finished and kept
+/// (those the table above shows, but for the last when it had no time to keep them).
+void print_cut_short(const nlohmann::json& document, const TrainOptions& o) {
+  const std::size_t kept = document.value("steps", nlohmann::json::array()).size();
+  fmt::print("TIMED OUT: the training ran past --timeout {} s; {} of its {} steps were kept{}\n",
+             o.launch.timeout, kept, o.steps,
+             o.launch.json ? fmt::format(", in {}", *o.launch.json) : std::string());
+}
+
 int drive(const CLI::App& command, const TrainOptions& o) {
   const int np = o.np != 0 ? o.np : default_world_size(o.scheme);
   if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
@@ -180,6 +191,7 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   plan.smaller = "a smaller --shape, --vocab or --layers";
   const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
   const nlohmann::json document = document_of(series);
+  if (series.timed_out) print_cut_short(document, o);
   return exit_code_of(series, document["pass"].get<bool>());
 }
 
