@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "divergence.hpp"
 #include "gpt/gpt_shape.hpp"
 #include "scheme/scheme.hpp"
 
@@ -49,7 +51,9 @@ struct TrainResult {
   std::string replicas_differ;         ///< empty, or the first parameter whose replicas differ
   std::uint64_t loss_hash = 0;         ///< FNV-1a of the bits of the loss curve
   std::uint64_t parameter_hash = 0;    ///< FNV-1a of every rank's final parameter shards' hashes
-  bool pass = false;                   ///< every step within tolerance, replicas identical
+  std::optional<Divergence> diverged;  ///< where both curves diverged (divergence.hpp), if they did
+  /// Every step within tolerance, replicas identical, and the training did not diverge.
+  bool pass = false;
 };
 
 /// Throws UsageError, the same on every rank and before any collective, unless the run can

@@ -64,27 +64,44 @@ train::TrainConfig make_config(const TrainOptions& o) {
   return c;
 }
 
-/// The verdict's line. A loss that turns NaN or Inf is named with the step and the side where
-/// it first did: both sides at once is a diverging training (the learning rate), the parallel
-/// model alone a bug in it.
+/// The verdict on a training whose curves both diverged (divergence.hpp): both at once to NaN
+/// or Inf, or each past kDivergenceFactor times its first loss. Either way the learning rate is
+/// too large for SGD, which says nothing about the parallel code.
+std::string divergence_verdict(const train::TrainResult& r) {
+  const train::StepRecord& p = r.steps[static_cast<std::size_t>(r.diverged->parallel_step)];
+  const train::StepRecord& q = r.steps[static_cast<std::size_t>(r.diverged->reference_step)];
+  const double default_lr = train::TrainConfig{}.learning_rate;
+  if (p.step == q.step && !std::isfinite(p.loss) && !std::isfinite(p.reference_loss)) {
+    return fmt::format(
+        "FAIL: the loss is {} from step {} on, in the parallel model and in the reference "
+        "alike: the training diverged (SGD with --lr {} overflows the parameters; the default "
+        "is {}), which says nothing about the parallel code",
+        p.loss, p.step, r.config.learning_rate, default_lr);
+  }
+  const train::StepRecord& first = r.steps.front();
+  return fmt::format(
+      "FAIL: the training diverged: the loss grew past {} times its first value in the parallel "
+      "model ({:.6g} at step 0, {:.6g} at step {}) and in the reference ({:.6g} at step 0, "
+      "{:.6g} at step {}); SGD with --lr {} is unstable here (the default is {}), and the curves "
+      "above part after that, which says nothing about the parallel code",
+      train::kDivergenceFactor, first.loss, p.loss, p.step, first.reference_loss, q.reference_loss,
+      q.step, r.config.learning_rate, default_lr);
+}
+
+/// The verdict's line. A loss that turns NaN or Inf in one curve alone is named with the step
+/// and the side where it first did: the parallel model alone is a bug in it.
 std::string verdict(const train::TrainResult& r) {
   if (r.pass) return "PASS: the loss curve agrees with the reference at every step";
+  if (r.diverged) return divergence_verdict(r);
   for (const train::StepRecord& s : r.steps) {
     const bool parallel = !std::isfinite(s.loss), reference = !std::isfinite(s.reference_loss);
-    if (parallel && reference) {
-      return fmt::format(
-          "FAIL: the loss is {} from step {} on, in the parallel model and in the reference "
-          "alike: the training diverged (SGD with --lr {} overflows the parameters; the default "
-          "is {}), which says nothing about the parallel code",
-          s.loss, s.step, r.config.learning_rate, train::TrainConfig{}.learning_rate);
-    }
-    if (parallel) {
+    if (parallel && !reference) {
       return fmt::format(
           "FAIL: the parallel model's loss is {} at step {}, where the reference's is {:.6f}: "
           "the parallel model made a NaN or Inf the reference did not",
           s.loss, s.step, s.reference_loss);
     }
-    if (reference) {
+    if (reference && !parallel) {
       return fmt::format(
           "FAIL: the reference's loss is {} at step {}, where the parallel model's is {:.6f}: "
           "the training diverged in f64 first (try a smaller --lr)",
