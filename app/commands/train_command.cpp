@@ -185,12 +185,17 @@ nlohmann::json document_of(const SeriesResult& series) {
   return document;
 }
 
-/// The end of a training that ran past its --timeout: how many steps it finished and kept
-/// (those the table above shows, but for the last when it had no time to keep them).
-void print_cut_short(const nlohmann::json& document, const TrainOptions& o) {
+/// The end of a training whose job ended early (past its --timeout, killed, ...): how many
+/// steps it finished and kept (those the table above shows, but for the last when it had no
+/// time to keep them).
+void print_cut_short(const SeriesResult& series, const nlohmann::json& document,
+                     const TrainOptions& o) {
   const std::size_t kept = document.value("steps", nlohmann::json::array()).size();
-  fmt::print("TIMED OUT: the training ran past --timeout {} s; {} of its {} steps were kept{}\n",
-             o.launch.timeout, kept, o.steps,
+  const std::string how =
+      series.timed_out
+          ? fmt::format("TIMED OUT: the training ran past --timeout {} s", o.launch.timeout)
+          : std::string("ENDED EARLY: the training's job ended before its last step (above)");
+  fmt::print("{}; {} of its {} steps were kept{}\n", how, kept, o.steps,
              o.launch.json ? fmt::format(", in {}", *o.launch.json) : std::string());
 }
 
@@ -208,7 +213,7 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   plan.smaller = "a smaller --shape, --vocab or --layers";
   const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
   const nlohmann::json document = document_of(series);
-  if (series.timed_out) print_cut_short(document, o);
+  if (!series.failures.empty()) print_cut_short(series, document, o);
   return exit_code_of(series, document["pass"].get<bool>());
 }
 

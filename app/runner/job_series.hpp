@@ -36,6 +36,8 @@ struct SeriesResult {
   std::size_t finished = 0;                       ///< jobs that have ended so far
   bool usage_error = false;                       ///< some job refused its input (exit 2)
   bool timed_out = false;                         ///< some job ran past the timeout (exit 124)
+  bool not_run = false;  ///< some job could not run or was ended from outside (exit 5)
+  bool crashed = false;  ///< some job crashed (exit 3)
 
   /// Whether every job has ended.
   bool complete() const { return finished == planned; }

@@ -45,7 +45,9 @@ SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const 
 
 int exit_code_of(const SeriesResult& series, bool pass) {
   if (series.usage_error) return kExitUsage;
+  if (series.not_run) return kJobNotRun;
   if (series.timed_out) return kTimedOut;
+  if (series.crashed) return kExitInternal;
   return pass && series.failures.empty() ? 0 : kExitFailed;
 }
 

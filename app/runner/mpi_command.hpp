@@ -41,8 +41,9 @@ void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& 
 SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const LaunchPlan& plan,
                          const std::function<nlohmann::json(const SeriesResult&)>& document);
 
-/// The exit code of a series: 2 when a job refused its input, 124 when one timed out, 0 when
-/// `pass` and no job failed, 1 otherwise.
+/// The exit code of a series, the first that applies: 2 when a job refused its input, 5 when
+/// one could not run or was ended from outside, 124 when one timed out, 3 when one crashed; 0
+/// when `pass` and no job failed, 1 otherwise (a check ran and failed).
 int exit_code_of(const SeriesResult& series, bool pass);
 
 /// Makes `command` run `in_world` on each rank when mpiexec started this process, and
