@@ -22,6 +22,7 @@
 #include "lesson_progress.hpp"
 #include "mpi_launch.hpp"
 #include "option_checks.hpp"
+#include "output_lock.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -321,7 +322,11 @@ int check(const LessonOptions& o) {
 }
 
 int grade(const LessonOptions& o) {
-  if (o.json) require_writable_file(*o.json, "--json");
+  std::optional<OutputLock> json_lock;  // held until the grades are written
+  if (o.json) {
+    require_writable_file(*o.json, "--json");
+    json_lock.emplace(*o.json, "--json");
+  }
   const std::vector<LessonInfo> all = lessons();
   std::vector<LessonInfo> chosen;
   for (int n : o.numbers) chosen.push_back(find_lesson(all, n));
