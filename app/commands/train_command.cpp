@@ -23,6 +23,11 @@ namespace {
 /// hidden 32 by 4 (3D's q^2); the vocabulary of 64 by 4.
 constexpr std::string_view kDefaultShape = "4,16,32,4";
 
+/// About what train's --json holds besides its steps (the configuration, hashes, hosts), and
+/// for each step (its seven numbers, written out in full).
+constexpr std::uintmax_t kTrainRecordBytes = 4096;
+constexpr std::uintmax_t kTrainStepBytes = 256;
+
 struct TrainOptions {
   std::string scheme = "1d";
   int np = 0;
@@ -211,6 +216,7 @@ int drive(const CLI::App& command, const TrainOptions& o) {
                 .bytes_per_rank = train::training_bytes_per_rank(config)}};
   plan.tensors = "every rank trains the reference in f64 beside its shards";
   plan.smaller = "a smaller --shape, --vocab or --layers";
+  plan.result_bytes = kTrainRecordBytes + kTrainStepBytes * static_cast<std::uintmax_t>(o.steps);
   const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
   const nlohmann::json document = document_of(series);
   if (!series.failures.empty()) print_cut_short(series, document, o);

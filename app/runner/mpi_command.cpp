@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "free_space.hpp"
 #include "hostfile.hpp"
 #include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
@@ -26,6 +27,9 @@ SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const 
   std::optional<OutputLock> json_lock;  // held until the last job's results are written
   if (o.json) {
     require_writable_file(*o.json, "--json");
+    require_free_space(
+        *o.json, plan.result_bytes != 0 ? plan.result_bytes : kResultBytesPerJob * plan.jobs.size(),
+        "--json");
     json_lock.emplace(*o.json, "--json");
   }
   preflight(plan, o.allow_many_ranks, host_count(o.hosts));

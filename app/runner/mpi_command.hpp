@@ -33,8 +33,9 @@ struct LaunchOptions {
 /// --allow-many-ranks to `command`.
 void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& json_help);
 
-/// Refuses what cannot run (a --json that cannot be written or that another run is writing:
-/// it is locked, output_lock.hpp, until the series ends; too many ranks, too little memory:
+/// Refuses what cannot run (a --json that cannot be written, whose file system clearly lacks
+/// room for plan.result_bytes (free_space.hpp), or that another run is writing: it is locked,
+/// output_lock.hpp, until the series ends; too many ranks, too little memory:
 /// launch_preflight.hpp), then runs each job of `plan` as `mpiexec -n np tplab
 /// <job_arguments(command, overrides + --np + --json)>` and gathers the records. After every
 /// job, `document(series so far)` is written to o.json when there is one.
