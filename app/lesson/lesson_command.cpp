@@ -248,7 +248,8 @@ int report_not_passed(const LessonInfo& l, const LessonSummary& s, bool passed_b
 
 /// The verdict line of a check whose job crashed or timed out at one of `world_sizes` ("lesson
 /// 01: WRONG: crashed with SIGSEGV (Segmentation fault) at 2 ranks; ..."), and its exit code: 124
-/// for a time-out, else 1, as verify exits for a job that crashed.
+/// for a time-out, 5 for a job that could not run or was ended from outside (JobEnd::exit_code),
+/// else 1: the exercise's own crash is its answer being wrong.
 int report_failed_job(const LessonInfo& l, const LessonRun& run,
                       const std::vector<int>& world_sizes, int timeout_seconds,
                       bool passed_before) {
@@ -267,7 +268,8 @@ int report_failed_job(const LessonInfo& l, const LessonRun& run,
   fmt::print("lesson {:02d}: WRONG{}: {}{} ({})\n", l.number,
              passed_before ? " now (it passed before)" : "", at.how_it_failed(timeout_seconds),
              stopped, next);
-  return timed_out ? kTimedOut : kExitFailed;
+  if (timed_out) return kTimedOut;
+  return at.end.exit_code() == kJobNotRun ? kJobNotRun : kExitFailed;
 }
 
 /// Runs the preflight on every world size the check will run.
