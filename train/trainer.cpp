@@ -150,7 +150,7 @@ double training_bytes_per_rank(const TrainConfig& config) {
 }
 
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
-                         const std::function<void(const StepRecord&)>& on_step) {
+                         const std::function<void(const TrainResult&)>& on_step) {
   // Decide everything that can fail before the first collective, on every rank alike.
   validate_training(world.size(), config);
   const auto scheme = make_scheme(config.scheme, config.options);
@@ -205,11 +205,12 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     }
     loss_bits.push_back(std::bit_cast<std::uint64_t>(record.loss));
     result.steps.push_back(record);
-    if (on_step) on_step(record);
+    if (on_step) on_step(result);
   }
   result.loss_hash = fnv1a(loss_bits);
   result.replicas_differ = check_replicas(world, device, model, placements, result);
-  result.pass = within && result.replicas_differ.empty();
+  result.diverged = training_divergence(result.steps, result.tolerance);
+  result.pass = within && result.replicas_differ.empty() && !result.diverged;
   return result;
 }
 
@@ -225,6 +226,11 @@ nlohmann::json to_json(const TrainResult& r) {
                      {"tokens_per_second", s.tokens_per_second}});
   }
   const auto& c = r.config;
+  nlohmann::json diverged = nullptr;
+  if (r.diverged) {
+    diverged = {{"parallel_step", r.diverged->parallel_step},
+                {"reference_step", r.diverged->reference_step}};
+  }
   return {{"scheme", c.scheme},
           {"np", r.world_size},
           {"grid", r.grid},
@@ -245,6 +251,8 @@ nlohmann::json to_json(const TrainResult& r) {
           {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
           {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
           {"pass", r.pass},
+          {"diverged", diverged},
+          {"steps_planned", c.steps},
           {"steps", steps}};
 }
 

@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "divergence.hpp"
 #include "gpt/gpt_shape.hpp"
 #include "scheme/scheme.hpp"
 
@@ -49,7 +51,9 @@ struct TrainResult {
   std::string replicas_differ;         ///< empty, or the first parameter whose replicas differ
   std::uint64_t loss_hash = 0;         ///< FNV-1a of the bits of the loss curve
   std::uint64_t parameter_hash = 0;    ///< FNV-1a of every rank's final parameter shards' hashes
-  bool pass = false;                   ///< every step within tolerance, replicas identical
+  std::optional<Divergence> diverged;  ///< where both curves diverged (divergence.hpp), if they did
+  /// Every step within tolerance, replicas identical, and the training did not diverge.
+  bool pass = false;
 };
 
 /// Throws UsageError, the same on every rank and before any collective, unless the run can
@@ -63,13 +67,14 @@ void validate_training(int world_size, const TrainConfig& config);
 double training_bytes_per_rank(const TrainConfig& config);
 
 /// Trains the GPT on `world` for config.steps steps and the reference beside it; calls
-/// `on_step` with each step's record as soon as it is known (on every rank). Collective over
+/// `on_step` with the run so far as soon as each step is known (on every rank): every step up
+/// to that one in `steps` (the newest last), `pass` false until the end. Collective over
 /// `world`.
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
-                         const std::function<void(const StepRecord&)>& on_step = {});
+                         const std::function<void(const TrainResult&)>& on_step = {});
 
 /// The training as train's --json writes it: the configuration, the verdict, the hashes and
-/// every step.
+/// every step finished ("steps", fewer than "steps_planned" in a run cut short).
 nlohmann::json to_json(const TrainResult& r);
 
 }  // namespace tplab::train

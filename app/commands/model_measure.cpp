@@ -4,12 +4,14 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "calibration.hpp"
 #include "core/error.hpp"
 #include "model_options.hpp"
 #include "mpi_command.hpp"
 #include "mpi_launch.hpp"
+#include "output_lock.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
 #include "step_timer.hpp"
@@ -80,7 +82,8 @@ WorldResult compare_in_world(const ModelOptions& o, World& w) {
   return {.records = nlohmann::json::array({record}), .pass = true};
 }
 
-/// The launcher's options of a model run: its --json is its own document, written at the end.
+/// The launcher's options of a model run: its --json is its own document, written at the end
+/// (and locked by the command itself until then).
 LaunchOptions launch_options(const ModelOptions& o) {
   return {.json = std::nullopt,
           .timeout = o.timeout,
@@ -215,7 +218,11 @@ int run_comparison(const CLI::App& command, const ModelOptions& o) {
   const model::HardwareProfile& hw = model::find_profile(profiles, "local");
   std::vector<model::Projection> predictions;
   const LaunchPlan plan = plan_comparison(o, shape, hw, predictions);
-  if (o.json) require_writable_file(*o.json, "--json");
+  std::optional<OutputLock> json_lock;  // held until the comparison is written
+  if (o.json) {
+    require_writable_file(*o.json, "--json");
+    json_lock.emplace(*o.json, "--json");
+  }
   const SeriesResult series =
       launch_jobs(command, launch_options(o), plan, [](const SeriesResult&) { return nullptr; });
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());

@@ -23,6 +23,11 @@ namespace {
 /// hidden 32 by 4 (3D's q^2); the vocabulary of 64 by 4.
 constexpr std::string_view kDefaultShape = "4,16,32,4";
 
+/// About what train's --json holds besides its steps (the configuration, hashes, hosts), and
+/// for each step (its seven numbers, written out in full).
+constexpr std::uintmax_t kTrainRecordBytes = 4096;
+constexpr std::uintmax_t kTrainStepBytes = 256;
+
 struct TrainOptions {
   std::string scheme = "1d";
   int np = 0;
@@ -64,27 +69,44 @@ train::TrainConfig make_config(const TrainOptions& o) {
   return c;
 }
 
-/// The verdict's line. A loss that turns NaN or Inf is named with the step and the side where
-/// it first did: both sides at once is a diverging training (the learning rate), the parallel
-/// model alone a bug in it.
+/// The verdict on a training whose curves both diverged (divergence.hpp): both at once to NaN
+/// or Inf, or each past kDivergenceFactor times its first loss. Either way the learning rate is
+/// too large for SGD, which says nothing about the parallel code.
+std::string divergence_verdict(const train::TrainResult& r) {
+  const train::StepRecord& p = r.steps[static_cast<std::size_t>(r.diverged->parallel_step)];
+  const train::StepRecord& q = r.steps[static_cast<std::size_t>(r.diverged->reference_step)];
+  const double default_lr = train::TrainConfig{}.learning_rate;
+  if (p.step == q.step && !std::isfinite(p.loss) && !std::isfinite(p.reference_loss)) {
+    return fmt::format(
+        "FAIL: the loss is {} from step {} on, in the parallel model and in the reference "
+        "alike: the training diverged (SGD with --lr {} overflows the parameters; the default "
+        "is {}), which says nothing about the parallel code",
+        p.loss, p.step, r.config.learning_rate, default_lr);
+  }
+  const train::StepRecord& first = r.steps.front();
+  return fmt::format(
+      "FAIL: the training diverged: the loss grew past {} times its first value in the parallel "
+      "model ({:.6g} at step 0, {:.6g} at step {}) and in the reference ({:.6g} at step 0, "
+      "{:.6g} at step {}); SGD with --lr {} is unstable here (the default is {}), and the curves "
+      "above part after that, which says nothing about the parallel code",
+      train::kDivergenceFactor, first.loss, p.loss, p.step, first.reference_loss, q.reference_loss,
+      q.step, r.config.learning_rate, default_lr);
+}
+
+/// The verdict's line. A loss that turns NaN or Inf in one curve alone is named with the step
+/// and the side where it first did: the parallel model alone is a bug in it.
 std::string verdict(const train::TrainResult& r) {
   if (r.pass) return "PASS: the loss curve agrees with the reference at every step";
+  if (r.diverged) return divergence_verdict(r);
   for (const train::StepRecord& s : r.steps) {
     const bool parallel = !std::isfinite(s.loss), reference = !std::isfinite(s.reference_loss);
-    if (parallel && reference) {
-      return fmt::format(
-          "FAIL: the loss is {} from step {} on, in the parallel model and in the reference "
-          "alike: the training diverged (SGD with --lr {} overflows the parameters; the default "
-          "is {}), which says nothing about the parallel code",
-          s.loss, s.step, r.config.learning_rate, train::TrainConfig{}.learning_rate);
-    }
-    if (parallel) {
+    if (parallel && !reference) {
       return fmt::format(
           "FAIL: the parallel model's loss is {} at step {}, where the reference's is {:.6f}: "
           "the parallel model made a NaN or Inf the reference did not",
           s.loss, s.step, s.reference_loss);
     }
-    if (reference) {
+    if (reference && !parallel) {
       return fmt::format(
           "FAIL: the reference's loss is {} at step {}, where the parallel model's is {:.6f}: "
           "the training diverged in f64 first (try a smaller --lr)",
@@ -143,12 +165,14 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
   train::validate_training(w.comm.size(), config);
   if (rank == 0) print_header(config, w);
   const train::TrainResult result =
-      train::run_training(w.comm, w.device, config, [&](const train::StepRecord& s) {
+      train::run_training(w.comm, w.device, config, [&](const train::TrainResult& so_far) {
         if (rank != 0) return;
+        const train::StepRecord& s = so_far.steps.back();
         fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%\n", s.step, s.loss,
                    s.reference_loss, s.relative_difference, s.tokens_per_second,
                    100 * s.comm_seconds / s.seconds);
         std::fflush(stdout);
+        w.keep_progress([&] { return nlohmann::json::array({train::to_json(so_far)}); });
       });
   if (rank == 0) print_result(result);
   return {.records = nlohmann::json::array({train::to_json(result)}), .pass = result.pass};
@@ -166,6 +190,20 @@ nlohmann::json document_of(const SeriesResult& series) {
   return document;
 }
 
+/// The end of a training whose job ended early (past its --timeout, killed, ...): how many
+/// steps it finished and kept (those the table above shows, but for the last when it had no
+/// time to keep them).
+void print_cut_short(const SeriesResult& series, const nlohmann::json& document,
+                     const TrainOptions& o) {
+  const std::size_t kept = document.value("steps", nlohmann::json::array()).size();
+  const std::string how =
+      series.timed_out
+          ? fmt::format("TIMED OUT: the training ran past --timeout {} s", o.launch.timeout)
+          : std::string("ENDED EARLY: the training's job ended before its last step (above)");
+  fmt::print("{}; {} of its {} steps were kept{}\n", how, kept, o.steps,
+             o.launch.json ? fmt::format(", in {}", *o.launch.json) : std::string());
+}
+
 int drive(const CLI::App& command, const TrainOptions& o) {
   const int np = o.np != 0 ? o.np : default_world_size(o.scheme);
   if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
@@ -178,8 +216,10 @@ int drive(const CLI::App& command, const TrainOptions& o) {
                 .bytes_per_rank = train::training_bytes_per_rank(config)}};
   plan.tensors = "every rank trains the reference in f64 beside its shards";
   plan.smaller = "a smaller --shape, --vocab or --layers";
+  plan.result_bytes = kTrainRecordBytes + kTrainStepBytes * static_cast<std::uintmax_t>(o.steps);
   const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
   const nlohmann::json document = document_of(series);
+  if (!series.failures.empty()) print_cut_short(series, document, o);
   return exit_code_of(series, document["pass"].get<bool>());
 }
 

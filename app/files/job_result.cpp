@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "file_descriptor.hpp"
+#include "random_name.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -33,6 +34,39 @@ FileDescriptor open_job_folder(const fs::path& path, std::string_view option) {
                                  folder.string(), why));
   }
   return dir;
+}
+
+/// Writes `document` at `path` (see write_result), flushed to the disk when `durable`: in the job
+/// folder, into a new file beside it that is then renamed over it, so the launcher reads the
+/// last whole document even when the job is ended while writing.
+void write_job_file(const std::string& path, nlohmann::json document, std::string_view option,
+                    bool durable) {
+  const std::string token = job_token();
+  if (token.empty()) {
+    write_file_safely(path, document.dump(2) + "\n", option);
+    return;
+  }
+  const FileDescriptor dir = open_job_folder(path, option);
+  const std::string name = fs::path(path).filename().string();
+  const std::string temporary = fmt::format(".{}.{}.tmp", name, random_hex(6));
+  FileDescriptor file(openat(dir.get(), temporary.c_str(),
+                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file) {
+    throw UsageError(fmt::format("{} {}: cannot create the job's result ({})", option, path,
+                                 std::strerror(errno)));
+  }
+  document[kJobTokenField] = token;
+  try {
+    file.write_all(document.dump(2) + "\n");
+    if ((durable && fsync(file.get()) != 0) || file.close() != 0 ||
+        renameat(dir.get(), temporary.c_str(), dir.get(), name.c_str()) != 0) {
+      throw std::system_error(errno, std::generic_category());
+    }
+  } catch (const std::system_error& e) {
+    unlinkat(dir.get(), temporary.c_str(), 0);
+    throw UsageError(fmt::format("{} {}: writing the job's result failed ({})", option, path,
+                                 e.code().message()));
+  }
 }
 
 }  // namespace
@@ -66,28 +100,11 @@ void require_result_target(const std::string& path, std::string_view option) {
 }
 
 void write_result(const std::string& path, nlohmann::json document, std::string_view option) {
-  const std::string token = job_token();
-  if (token.empty()) {
-    write_file_safely(path, document.dump(2) + "\n", option);
-    return;
-  }
-  const FileDescriptor dir = open_job_folder(path, option);
-  FileDescriptor file(openat(dir.get(), fs::path(path).filename().c_str(),
-                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!file) {
-    throw UsageError(fmt::format("{} {}: cannot create the job's result ({})", option, path,
-                                 std::strerror(errno)));
-  }
-  document[kJobTokenField] = token;
-  try {
-    file.write_all(document.dump(2) + "\n");
-    if (fsync(file.get()) != 0 || file.close() != 0) {
-      throw std::system_error(errno, std::generic_category());
-    }
-  } catch (const std::system_error& e) {
-    throw UsageError(fmt::format("{} {}: writing the job's result failed ({})", option, path,
-                                 e.code().message()));
-  }
+  write_job_file(path, std::move(document), option, true);
+}
+
+void write_progress(const std::string& path, nlohmann::json document, std::string_view option) {
+  write_job_file(path, std::move(document), option, false);
 }
 
 }  // namespace tplab::app

@@ -1,9 +1,10 @@
 /// @file
 /// A rank's result file. Launched by tplab, a job writes it into the launcher's private job
-/// folder (see job_folder.hpp): a new file, created only if nothing (not even a link) has that
-/// name, readable by the user alone, and stamped with the job's token so that the launcher can
-/// tell it from anything else. Run by the user under mpiexec, the job writes the user's file
-/// directly, by the rules of safe_output.hpp.
+/// folder (see job_folder.hpp): a name nothing (not even a link) had when the job started,
+/// written whole into a new file beside it (readable by the user alone) and renamed over it, and
+/// stamped with the job's token so that the launcher can tell it from anything else. A job may
+/// write its results so far first (write_progress), which the final result replaces. Run by the
+/// user under mpiexec, the job writes the user's file directly, by the rules of safe_output.hpp.
 #pragma once
 
 #include <sys/stat.h>
@@ -32,8 +33,13 @@ std::string not_private_reason(const struct stat& folder);
 /// that is not private; otherwise what require_writable_file refuses.
 void require_result_target(const std::string& path, std::string_view option);
 
-/// Writes `document` as this process's result at `path`: launched by tplab, a new file in the
-/// job folder with the job's token added; otherwise the user's file, with write_file_safely.
+/// Writes `document` as this process's result at `path`: launched by tplab, into the job folder
+/// with the job's token added, flushed to the disk; otherwise the user's file, with
+/// write_file_safely.
 void write_result(const std::string& path, nlohmann::json document, std::string_view option);
+
+/// The same for the results so far, which the next call or the final result replaces (in the
+/// job folder without waiting for the disk): a job ended early (past its --timeout) leaves them.
+void write_progress(const std::string& path, nlohmann::json document, std::string_view option);
 
 }  // namespace tplab::app

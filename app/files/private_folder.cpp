@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <system_error>
 
 #include "core/error.hpp"
 #include "job_result.hpp"
+#include "leftover_folders.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -39,10 +41,24 @@ fs::path base_folder(const fs::path& fallback) {
   return base;
 }
 
+/// Writes this process's owner record into the folder `dir` (leftover_folders.hpp). Where it
+/// cannot (a full disk), the folder has none, and only this process removes it.
+void write_owner_record(const FileDescriptor& dir) {
+  FileDescriptor file(openat(dir.get(), kOwnerRecordName,
+                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  try {
+    if (file) file.write_all(owner_record());
+  } catch (const std::system_error&) {
+    unlinkat(dir.get(), kOwnerRecordName, 0);  // a part of a record is no record
+  }
+}
+
 }  // namespace
 
 PrivateFolder::PrivateFolder(std::string_view prefix, const fs::path& fallback) {
-  std::string name = (base_folder(fallback) / fmt::format("{}-XXXXXX", prefix)).string();
+  const fs::path base = base_folder(fallback);
+  remove_leftover_folders(base, prefix);
+  std::string name = (base / fmt::format("{}-XXXXXX", prefix)).string();
   if (mkdtemp(name.data()) == nullptr) {
     throw UsageError(
         fmt::format("cannot make a folder like {} ({}); point TMPDIR at a "
@@ -57,6 +73,7 @@ PrivateFolder::PrivateFolder(std::string_view prefix, const fs::path& fallback) 
     throw UsageError(
         fmt::format("the folder {} is not the private folder tplab made", path_.string()));
   }
+  write_owner_record(dir_);
 }
 
 PrivateFolder::~PrivateFolder() {

@@ -1,8 +1,10 @@
 /// @file
 /// A folder of the launcher's own under $TMPDIR, removed with everything in it when it goes.
 ///
-/// Made with mkdtemp (a name nobody can guess, mode 0700). A $TMPDIR that is no folder, or
-/// that another user could change, is refused with a message that says what to do.
+/// Made with mkdtemp (a name nobody can guess, mode 0700), with the record of the process that
+/// made it; those that a launcher killed outright left behind are removed first
+/// (leftover_folders.hpp). A $TMPDIR that is no folder, or that another user could change, is
+/// refused with a message that says what to do.
 #pragma once
 
 #include <filesystem>

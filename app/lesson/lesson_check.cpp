@@ -101,6 +101,8 @@ bool LessonWorldRun::job_failed() const {
 
 std::string LessonWorldRun::how_it_failed(int timeout_seconds) const {
   const std::string where = fmt::format("at {} rank{}", np, np == 1 ? "" : "s");
+  if (end.exit_code() == kJobNotRun)
+    return fmt::format("{} {}", end.reason(timeout_seconds), where);
   // mpiexec ends with 128 + N when a rank died of signal N.
   const int signal_number = end.code - 128;
   if (end.code != kTimedOut && signal_number > 0 && signal_number < NSIG) {

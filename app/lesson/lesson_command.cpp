@@ -22,6 +22,7 @@
 #include "lesson_progress.hpp"
 #include "mpi_launch.hpp"
 #include "option_checks.hpp"
+#include "output_lock.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -247,7 +248,8 @@ int report_not_passed(const LessonInfo& l, const LessonSummary& s, bool passed_b
 
 /// The verdict line of a check whose job crashed or timed out at one of `world_sizes` ("lesson
 /// 01: WRONG: crashed with SIGSEGV (Segmentation fault) at 2 ranks; ..."), and its exit code: 124
-/// for a time-out, else 1, as verify exits for a job that crashed.
+/// for a time-out, 5 for a job that could not run or was ended from outside (JobEnd::exit_code),
+/// else 1: the exercise's own crash is its answer being wrong.
 int report_failed_job(const LessonInfo& l, const LessonRun& run,
                       const std::vector<int>& world_sizes, int timeout_seconds,
                       bool passed_before) {
@@ -266,7 +268,8 @@ int report_failed_job(const LessonInfo& l, const LessonRun& run,
   fmt::print("lesson {:02d}: WRONG{}: {}{} ({})\n", l.number,
              passed_before ? " now (it passed before)" : "", at.how_it_failed(timeout_seconds),
              stopped, next);
-  return timed_out ? kTimedOut : kExitFailed;
+  if (timed_out) return kTimedOut;
+  return at.end.exit_code() == kJobNotRun ? kJobNotRun : kExitFailed;
 }
 
 /// Runs the preflight on every world size the check will run.
@@ -321,7 +324,11 @@ int check(const LessonOptions& o) {
 }
 
 int grade(const LessonOptions& o) {
-  if (o.json) require_writable_file(*o.json, "--json");
+  std::optional<OutputLock> json_lock;  // held until the grades are written
+  if (o.json) {
+    require_writable_file(*o.json, "--json");
+    json_lock.emplace(*o.json, "--json");
+  }
   const std::vector<LessonInfo> all = lessons();
   std::vector<LessonInfo> chosen;
   for (int n : o.numbers) chosen.push_back(find_lesson(all, n));

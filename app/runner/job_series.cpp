@@ -25,8 +25,17 @@ std::optional<JobFailure> failure_of(const JobPlan& job, const JobEnd& end, cons
     case JobResult::State::accepted:
       break;
   }
-  if (end.code == 0 || end.code == kExitFailed) return std::nullopt;
+  if (end.exit_code() == 0 || end.exit_code() == kExitFailed) return std::nullopt;
   return failure(end.reason(timeout_seconds));
+}
+
+/// Notes in `series` the exit code that `end` calls for (JobEnd::exit_code).
+void note_ending(const JobEnd& end, SeriesResult& series) {
+  const int code = end.exit_code();
+  series.usage_error = series.usage_error || code == kExitUsage;
+  series.timed_out = series.timed_out || code == kTimedOut;
+  series.not_run = series.not_run || code == kJobNotRun;
+  series.crashed = series.crashed || code == kExitInternal;
 }
 
 /// Prints `failure` (when there is one) and, when mpiexec lacked slots for the job's `np`
@@ -46,7 +55,9 @@ void announce_failure(const std::optional<JobFailure>& failure, const JobEnd& en
 
 std::string JobFailure::describe() const {
   std::string text = fmt::format("{} np={}: {}", job, np, exit_reason);
-  if (!last_message.empty()) text += fmt::format("; last message: {}", last_message);
+  if (!last_message.empty() && exit_reason.find(last_message) == std::string::npos) {
+    text += fmt::format("; last message: {}", last_message);
+  }
   return text;
 }
 
@@ -78,8 +89,7 @@ SeriesResult run_series(
                elapsed.count(), job.np, command, job.label);
     std::fflush(stdout);
     const JobEnd end = run_under_mpiexec(job.np, args, launch);
-    result.usage_error = result.usage_error || end.code == kExitUsage;
-    result.timed_out = result.timed_out || end.code == kTimedOut;
+    note_ending(end, result);
     const JobResult written = folder.read(name);
     if (written.state == JobResult::State::accepted) {
       for (const auto& r : written.document.value(plan.key, nlohmann::json::array())) {

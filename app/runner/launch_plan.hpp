@@ -3,6 +3,7 @@
 /// what its arguments change from the caller's. The preflight checks it and the runner runs it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct LaunchPlan {
   /// What makes them smaller, for the same message: "a smaller --shape".
   std::string smaller;
   std::string key = "runs";  ///< the key of the records in every job's result
+  /// About how large the --json of the whole series grows; 0 for kResultBytesPerJob a job.
+  std::uintmax_t result_bytes = 0;
 };
+
+/// What one job adds to a series' --json, about, where its command does not say: verify's
+/// largest jobs hold a dozen runs of about 12 KiB each (every tensor and every rank's
+/// collectives).
+inline constexpr std::uintmax_t kResultBytesPerJob = 256 * 1024;
 
 }  // namespace tplab::app

@@ -1,8 +1,13 @@
 #include "mpi_command.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <optional>
 
+#include "core/error.hpp"
+#include "free_space.hpp"
 #include "hostfile.hpp"
 #include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
@@ -21,11 +26,30 @@ void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& 
   add_allow_many_ranks_flag(command, o.allow_many_ranks);
 }
 
+namespace {
+
+/// Says, at the end of a series whose --json could not be written last, which jobs' results
+/// the file lacks.
+void report_unwritten(const LaunchPlan& plan, const SeriesResult& series) {
+  std::vector<std::string> missing;
+  for (std::size_t i = series.jobs_in_json; i < series.finished; ++i) {
+    missing.push_back(fmt::format("{} np={}", plan.jobs[i].label, plan.jobs[i].np));
+  }
+  fmt::print(stderr,
+             "tplab: NOT WRITTEN: the results of {} of {} jobs ({}) are not in --json: {}\n",
+             missing.size(), series.finished, fmt::join(missing, ", "), series.json_error);
+}
+
+}  // namespace
+
 SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const LaunchPlan& plan,
                          const std::function<nlohmann::json(const SeriesResult&)>& document) {
   std::optional<OutputLock> json_lock;  // held until the last job's results are written
   if (o.json) {
     require_writable_file(*o.json, "--json");
+    require_free_space(
+        *o.json, plan.result_bytes != 0 ? plan.result_bytes : kResultBytesPerJob * plan.jobs.size(),
+        "--json");
     json_lock.emplace(*o.json, "--json");
   }
   preflight(plan, o.allow_many_ranks, host_count(o.hosts));
@@ -38,14 +62,31 @@ SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const 
     overrides.push_back({"--json", {json}});
     return job_arguments(command, overrides);
   };
-  return run_series(plan, arguments, launch, [&](const SeriesResult& so_far) {
-    if (o.json) write_file_safely(*o.json, document(so_far).dump(2) + "\n", "--json");
+  std::string json_error;
+  std::size_t jobs_in_json = 0;
+  SeriesResult series = run_series(plan, arguments, launch, [&](const SeriesResult& so_far) {
+    if (!o.json) return;
+    try {
+      write_file_safely(*o.json, document(so_far).dump(2) + "\n", "--json");
+      json_error.clear();
+      jobs_in_json = so_far.finished;
+    } catch (const UsageError& e) {
+      json_error = e.what();
+      fmt::print(stderr, "tplab: {}; the other jobs still run, and it is tried again after each\n",
+                 json_error);
+    }
   });
+  series.json_error = json_error;
+  series.jobs_in_json = jobs_in_json;
+  if (!json_error.empty()) report_unwritten(plan, series);
+  return series;
 }
 
 int exit_code_of(const SeriesResult& series, bool pass) {
-  if (series.usage_error) return kExitUsage;
+  if (series.usage_error || !series.json_error.empty()) return kExitUsage;
+  if (series.not_run) return kJobNotRun;
   if (series.timed_out) return kTimedOut;
+  if (series.crashed) return kExitInternal;
   return pass && series.failures.empty() ? 0 : kExitFailed;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -167,6 +168,35 @@ const char* signal_name(int signal_number) {
   std::_Exit(127);
 }
 
+/// The signal that ended a rank when mpiexec exits `code` (Open MPI exits 128 + N when a rank
+/// died of signal N), or 0.
+int ended_by_signal(int code) {
+  return code > 128 && code < 128 + NSIG ? code - 128 : 0;
+}
+
+/// Whether signal `s` is one a process raises on itself when it crashes (or that a sanitizer's
+/// abort raises), rather than one sent from outside.
+bool is_crash_signal(int s) {
+  return s == SIGSEGV || s == SIGABRT || s == SIGBUS || s == SIGFPE || s == SIGILL ||
+         s == SIGTRAP || s == SIGSYS;
+}
+
+/// What to look at when Open MPI ran out of a resource, or "": mostly the space of the folder
+/// where it keeps its session files (shared memory among them).
+std::string out_of_resource_hint(const std::string& mpiexec_error) {
+  std::string upper = mpiexec_error;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper.find("OUT-OF-RESOURCE") == std::string::npos &&
+      upper.find("OUT OF RESOURCE") == std::string::npos) {
+    return {};
+  }
+  const char* tmpdir = std::getenv("TMPDIR");
+  return fmt::format(
+      " (Open MPI keeps its session files under TMPDIR={}: is it full? Free space there or "
+      "point TMPDIR at a folder with room)",
+      tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp");
+}
+
 }  // namespace
 
 Interrupted::Interrupted(int signal_number)
@@ -198,6 +228,19 @@ std::string find_mpiexec() {
 
 std::string JobEnd::reason(int timeout_seconds) const {
   if (lacked_slots) return "mpiexec did not start it: not enough slots for its ranks";
+  if (code == kTimedOut) return fmt::format("timed out after {} s", timeout_seconds);
+  if (not_run()) {
+    return fmt::format("mpiexec could not run it (exit {}): {}{}", code,
+                       mpiexec_error.empty() ? "it gave no reason of its own" : mpiexec_error,
+                       out_of_resource_hint(mpiexec_error));
+  }
+  if (const int s = ended_by_signal(code); s != 0) {
+    return fmt::format("a process ended on signal {} ({}){}", s, strsignal(s),
+                       is_crash_signal(s) ? ""
+                                          : ", which tplab never sends: it was ended from "
+                                            "outside (kill, or the kernel's out-of-memory "
+                                            "killer, which sends SIGKILL)");
+  }
   switch (code) {
     case 0:
       return "ended normally";
@@ -209,16 +252,27 @@ std::string JobEnd::reason(int timeout_seconds) const {
       return "crashed (exit 3)";
     case kExitNoDevice:
       return "found no CUDA device (exit 4)";
-    case kTimedOut:
-      return fmt::format("timed out after {} s", timeout_seconds);
     default:
-      break;
+      return fmt::format("exited {}", code);
   }
-  // Open MPI ends with 128 + N when a rank died of signal N.
-  if (code > 128 && code < 128 + NSIG) {
-    return fmt::format("a process ended on signal {} ({})", code - 128, strsignal(code - 128));
+}
+
+bool JobEnd::not_run() const {
+  if (lacked_slots) return true;
+  if (code == 0 || code == kExitUsage || code == kExitInternal || code == kExitNoDevice ||
+      code == kTimedOut) {
+    return false;  // the job's own ending, or tplab's deadline
   }
-  return fmt::format("exited {}", code);
+  if (!mpiexec_error.empty()) return true;
+  return code != kExitFailed && ended_by_signal(code) == 0;  // a code no tplab process exits with
+}
+
+int JobEnd::exit_code() const {
+  if (not_run()) return kJobNotRun;
+  if (const int s = ended_by_signal(code); s != 0) {
+    return is_crash_signal(s) ? kExitInternal : kJobNotRun;
+  }
+  return code;
 }
 
 JobEnd run_under_mpiexec(int ranks, const std::vector<std::string>& args,
@@ -264,7 +318,7 @@ JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
                  launch.timeout_seconds);
       end_job(child, SIGTERM);
       relay.pass_on_rest();
-      return {kTimedOut, relay.last_message(), relay.lacked_slots()};
+      return {kTimedOut, relay.last_message(), relay.lacked_slots(), relay.mpiexec_error()};
     }
     relay.pass_on(std::chrono::milliseconds(20));
   }
@@ -273,8 +327,9 @@ JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
   for (pid_t p : descendants(getpid())) kill(p, SIGKILL);
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : kExitInternal, relay.last_message(),
-          relay.lacked_slots()};
+  // mpiexec itself ended by a signal reads as a rank ended by it, as Open MPI reports those
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), relay.last_message(),
+          relay.lacked_slots(), relay.mpiexec_error()};
 }
 
 }  // namespace tplab::app

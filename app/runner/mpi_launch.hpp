@@ -24,9 +24,22 @@ struct JobEnd {
   std::string last_message;
   /// mpiexec said there are not enough slots for the ranks asked for.
   bool lacked_slots = false;
+  /// Open MPI's words when it could not start or run the job (StderrRelay::mpiexec_error).
+  std::string mpiexec_error;
 
-  /// How it ended, in words: "timed out after 300 s", "a process ended on signal 9 (Killed)".
+  /// How it ended, in words: "timed out after 300 s", "a process ended on signal 9 (Killed),
+  /// which tplab never sends ...", "mpiexec could not run it (exit 255): ORTE was unable ...".
   std::string reason(int timeout_seconds) const;
+  /// The exit code tplab gives for a job that ended so: the job's own 0 to 4, kTimedOut,
+  /// kExitInternal for a process that crashed (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL), and
+  /// kJobNotRun when mpiexec could not start or run it (not enough slots, its own error, an
+  /// exit code no tplab process gives) or a process was ended by a signal from outside
+  /// (SIGKILL from the kernel's out-of-memory killer or from kill, SIGTERM, ...).
+  int exit_code() const;
+
+ private:
+  /// Whether mpiexec could not start or run the job (see exit_code).
+  bool not_run() const;
 };
 
 /// How a job is launched: its deadline, and the hosts it runs on.
@@ -72,6 +85,7 @@ inline constexpr int kExitFailed = 1;    ///< something disagreed with the refer
 inline constexpr int kExitUsage = 2;     ///< bad input: the message says what would work
 inline constexpr int kExitInternal = 3;  ///< a bug or a crash inside tplab
 inline constexpr int kExitNoDevice = 4;  ///< --backend cuda without a GPU (or without CUDA built)
+inline constexpr int kJobNotRun = 5;     ///< a launched job could not run or was ended from outside
 inline constexpr int kTimedOut = 124;    ///< a launched job ran past its deadline
 
 }  // namespace tplab::app

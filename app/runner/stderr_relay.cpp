@@ -14,6 +14,31 @@ namespace {
 /// Open MPI's words when it has fewer slots than ranks were asked for.
 constexpr std::string_view kNotEnoughSlots = "not enough slots";
 
+/// Open MPI's words when it could not start or run a job (mpiexec, its daemons, PMIx).
+constexpr std::string_view kOpenMpiFailures[] = {
+    "unable to reliably start one or more daemons",
+    "unable to launch the specified application",
+    "daemon has unexpectedly failed",
+    "orte_init failed",
+    "opal_init failed",
+    "ORTE_ERROR_LOG",
+    "PMIX ERROR",
+    "Out of resource",
+    "A system call failed during shared memory initialization",
+};
+
+/// The part of `text` from its Open MPI error marker on ("[host:pid] [[j,0],0] ORTE_ERROR_LOG:
+/// Out of resource ..." without its prefix), or `text` when it has none; "" when it is not one
+/// of Open MPI's failures.
+std::string_view open_mpi_failure(std::string_view text) {
+  for (std::string_view words : kOpenMpiFailures) {
+    const auto at = text.find(words);
+    if (at == std::string_view::npos) continue;
+    return words.starts_with("ORTE_") || words.starts_with("PMIX") ? text.substr(at) : text;
+  }
+  return {};
+}
+
 std::string_view trimmed(std::string_view line) {
   const auto first = line.find_first_not_of(" \t\r");
   if (first == std::string_view::npos) return {};
@@ -94,16 +119,35 @@ void StderrRelay::take(std::string_view bytes) {
 
 void StderrRelay::take_line(std::string_view line) {
   const std::string_view text = trimmed(line);
-  if (text.empty() || text.find_first_not_of('-') == std::string_view::npos) return;
+  if (text.empty()) return;
+  if (text.find_first_not_of('-') == std::string_view::npos) {
+    in_help_block_ = !in_help_block_;
+    return;
+  }
   last_line_ = text;
   // tplab's own programs (and the lessons, "lesson 03: ...") say what went wrong first-hand;
   // so does mpiexec's first line when it has too few slots (the rest is advice).
   if (text.starts_with("tplab") || text.starts_with("lesson ")) {
     last_explanation_ = text;
-  } else if (text.find(kNotEnoughSlots) != std::string_view::npos) {
+    return;
+  }
+  take_open_mpi_line(text);
+}
+
+void StderrRelay::take_open_mpi_line(std::string_view text) {
+  if (text.find(kNotEnoughSlots) != std::string_view::npos) {
     lacked_slots_ = true;
     if (last_explanation_.empty()) last_explanation_ = text;
+  } else if (const std::string_view failure = open_mpi_failure(text);
+             !failure.empty() && mpiexec_error_.empty()) {
+    mpiexec_error_ = failure;
+    if (in_help_block_ && !cause_.empty()) {
+      if (mpiexec_error_.ends_with('.')) mpiexec_error_.pop_back();
+      mpiexec_error_ += " (" + cause_ + ")";
+    }
+    if (last_explanation_.empty()) last_explanation_ = mpiexec_error_;
   }
+  if (!in_help_block_) cause_ = text;
 }
 
 }  // namespace tplab::app

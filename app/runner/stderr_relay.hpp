@@ -2,7 +2,9 @@
 /// A launched job's standard error, passed on to tplab's own as it comes, with its last words
 /// kept: a failed job is summarised by them ("last message"), and mpiexec's own refusal to
 /// start more ranks than it has slots for is recognised, so that its remedy is suggested only
-/// then.
+/// then. So are Open MPI's own words when it could not start or run the job (a daemon that did
+/// not start on an unreachable host, "out of resource" in its session files), so that the
+/// summary gives them, and the cause, rather than an exit code.
 #pragma once
 
 #include <chrono>
@@ -35,16 +37,25 @@ class StderrRelay {
   std::string last_message() const;
   /// Whether mpiexec said there are not enough slots for the ranks asked for.
   bool lacked_slots() const { return lacked_slots_; }
+  /// Open MPI's first line saying it could not start or run the job (from its ORTE_ERROR_LOG or
+  /// PMIX ERROR marker on, when it has one), with the line before its message when that names a
+  /// cause ("ORTE was unable to reliably start one or more daemons (ssh: Could not resolve
+  /// hostname ...)"); "" when it said none.
+  const std::string& mpiexec_error() const { return mpiexec_error_; }
 
  private:
   void take(std::string_view bytes);
   void take_line(std::string_view line);
+  void take_open_mpi_line(std::string_view text);
 
   FileDescriptor read_end_, write_end_;
   bool closed_ = false;
   std::string partial_;  // a line not yet ended
   std::string last_line_, last_explanation_;
   bool lacked_slots_ = false;
+  bool in_help_block_ = false;  // between the rules of dashes around an Open MPI message
+  std::string cause_;           // the last line outside such a message, not tplab's
+  std::string mpiexec_error_;
 };
 
 }  // namespace tplab::app

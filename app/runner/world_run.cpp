@@ -11,6 +11,7 @@
 #include "job_result.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
+#include "progress_keeper.hpp"
 
 namespace tplab::app {
 namespace {
@@ -72,17 +73,29 @@ void require_world_size(const WorldSetup& setup, int size) {
                                setup.np[0], setup.np[0] == 1 ? "" : "s", setup.np[0], size));
 }
 
-/// The work itself, then rank 0's result file: {key: records, "pass", "failures": []}.
+/// Rank 0's result file: {key: records (each with "hosts"), "pass", "failures": []}.
+nlohmann::json result_document(const WorldSetup& setup, const World& world, nlohmann::json records,
+                               bool pass) {
+  for (auto& record : records) record["hosts"] = world.hosts.to_json();
+  return {{setup.key, std::move(records)}, {"pass", pass}, {"failures", nlohmann::json::array()}};
+}
+
+/// The work itself, with its progress kept as it goes, then rank 0's result file.
 int run_work(const WorldSetup& setup, World& world,
              const std::function<WorldResult(World&)>& work) {
   require_rank0_output(setup.json, "--json");
+  const bool writes = world.comm.rank() == 0 && setup.json;
+  ProgressKeeper progress([&](nlohmann::json records) {
+    write_progress(*setup.json, result_document(setup, world, std::move(records), false), "--json");
+  });
+  if (writes) {
+    world.keep_progress = [&](const std::function<nlohmann::json()>& records) {
+      progress.offer(records);
+    };
+  }
   WorldResult result = work(world);
-  if (world.comm.rank() == 0 && setup.json) {
-    for (auto& record : result.records) record["hosts"] = world.hosts.to_json();
-    write_result(*setup.json,
-                 {{setup.key, std::move(result.records)},
-                  {"pass", result.pass},
-                  {"failures", nlohmann::json::array()}},
+  if (writes) {
+    write_result(*setup.json, result_document(setup, world, std::move(result.records), result.pass),
                  "--json");
   }
   return result.pass ? 0 : kExitFailed;

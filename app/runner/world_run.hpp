@@ -49,6 +49,12 @@ struct World {
   /// The world's MPI communicator under `comm` on the CPU backend (raw MPI timings beside
   /// tplab's, in bench comm); MPI_COMM_NULL on the GPU.
   MPI_Comm mpi = MPI_COMM_NULL;
+  /// Keeps the records `records()` makes, those finished so far, as the job's result (rank 0
+  /// writes them to --json with "pass" false, as often as progress_keeper.hpp allows) until a
+  /// later call or the result at the end replaces them: a job ended early (past its --timeout)
+  /// leaves them to the launcher. A no-op on the other ranks.
+  std::function<void(const std::function<nlohmann::json()>& records)> keep_progress =
+      [](const std::function<nlohmann::json()>&) {};
 };
 
 /// What the command's work returns on every rank; rank 0's records are the job's result.

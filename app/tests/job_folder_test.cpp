@@ -97,13 +97,19 @@ TEST(JobFolder, AcceptsTheResultTheJobWroteWithItsToken) {
   EXPECT_EQ(result.document, (nlohmann::json{{"runs", {1, 2}}}));
 }
 
-TEST(JobFolder, AJobWritesItsResultOnlyAsANewFile) {
+TEST(JobFolder, AJobStartsOnlyOnAFreeNameAndItsResultReplacesItsProgress) {
   ScratchFolder tmp;
   const TmpdirAt at(tmp.path());
   const JobFolder folder;
-  write_result(folder.file("job-0.json"), {{"runs", 1}}, "--json");
-  EXPECT_THROW(require_result_target(folder.file("job-0.json"), "--json"), UsageError);
-  EXPECT_THROW(write_result(folder.file("job-0.json"), {{"runs", 2}}, "--json"), UsageError);
+  const std::string file = folder.file("job-0.json");
+  write_progress(file, {{"runs", 1}}, "--json");
+  EXPECT_EQ(folder.read("job-0.json").document, nlohmann::json({{"runs", 1}}));
+  EXPECT_THROW(require_result_target(file, "--json"), UsageError)
+      << "a job refuses a name already taken when it starts";
+  write_result(file, {{"runs", 2}}, "--json");
+  const JobResult result = folder.read("job-0.json");
+  EXPECT_EQ(result.state, JobResult::State::accepted);
+  EXPECT_EQ(result.document, nlohmann::json({{"runs", 2}}));
 }
 
 TEST(JobFolder, AJobWritesNothingIntoAFolderThatIsNotPrivate) {

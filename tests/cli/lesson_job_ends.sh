@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# lesson_job_ends.sh TPLAB SOURCE_DIR OUT_DIR crash|loop
+# lesson_job_ends.sh TPLAB SOURCE_DIR OUT_DIR crash|loop|killed
 # `lesson check` on an exercise whose job does not end normally says how it ended and stops
 # there, on lesson 01 (world sizes 1, 2, 4) with the library's answer broken at 2 ranks and up:
 #   crash: raise(SIGSEGV): "crashed with SIGSEGV (Segmentation fault) at 2 ranks", exit 1 (as
 #          verify exits for a job that crashed);
-#   loop:  a loop that never ends, under --timeout 5: "timed out after 5 s at 2 ranks", exit 124.
+#   loop:  a loop that never ends, under --timeout 5: "timed out after 5 s at 2 ranks", exit 124;
+#   killed: raise(SIGKILL), which reads as the kernel's out-of-memory killer or a kill from
+#          outside: "a process ended on signal 9 (Killed) ... at 2 ranks", exit 5.
 # In both, 1 rank passes first, 4 ranks are never run, and the words about tables of tensors
 # that disagree (there are none) are not printed. The progress is the test's own file
 # ($TPLAB_LESSON_PROGRESS); the exercise is put back as it was, whatever happens.
@@ -66,8 +68,14 @@ case $case in
     has loop "^lesson 01: WRONG: timed out after 5 s at 2 ranks"
     stopped_at_two loop
     ;;
+  killed)
+    broken "a rank killed" "std::raise(SIGKILL);"
+    check killed 5
+    has killed "^lesson 01: WRONG: a process ended on signal 9 \(Killed\), which tplab never sends: it was ended from outside .* at 2 ranks"
+    stopped_at_two killed
+    ;;
   *)
-    echo "lesson_job_ends.sh: give crash or loop, not '$case'"
+    echo "lesson_job_ends.sh: give crash, loop or killed, not '$case'"
     exit 2
     ;;
 esac
