@@ -61,6 +61,34 @@ TEST(Train, LossCurvesAgreeWithTheReferenceInF64AndF32) {
   }
 }
 
+/// The schemes whose token shards start mid-sequence at kMidSequenceBlock on this world size:
+/// 1d-sp at 2 and 4 ranks (18 and 9 of 36 tokens a rank), 3D at 8 (blocks of 9).
+std::vector<std::string> mid_sequence_schemes_for(int world_size) {
+  if (world_size == 2 || world_size == 4) return {"1d-sp"};
+  if (world_size == 8) return {"3d"};
+  return {};
+}
+
+/// 3 sequences of 12 tokens: 36 tokens, which 2 and 4 ranks (1d-sp) and 4 token blocks (3D at
+/// q = 2) cut inside a sequence; each rank's positions then start mid-sequence.
+constexpr BlockShape kMidSequenceBlock{3, 12, 32, 4};
+
+TEST(Train, LossCurvesAgreeWhenTokenShardsStartMidSequence) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (mid_sequence_schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme cuts here";
+  CpuDevice device;
+  for (const auto& scheme : mid_sequence_schemes_for(world->size())) {
+    for (DType dtype : {DType::f64, DType::f32}) {
+      TrainConfig c = config(scheme, dtype);
+      c.shape.block = kMidSequenceBlock;
+      const TrainResult r = run_training(*world, device, c);
+      EXPECT_TRUE(r.pass) << scheme << " " << dtype_name(dtype) << ": max relative difference "
+                          << r.max_relative_difference;
+      EXPECT_LT(r.steps.back().loss, 0.7 * r.steps.front().loss) << scheme;
+    }
+  }
+}
+
 TEST(Train, RerunIsBitwiseIdentical) {
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
