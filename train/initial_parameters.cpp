@@ -7,7 +7,8 @@
 
 namespace tplab::train {
 
-verify::HostArrays initial_parameters(const gpt::GptShape& shape, std::uint64_t seed) {
+verify::HostArrays initial_parameters(const gpt::GptShape& shape, std::uint64_t seed,
+                                      double logit_offset) {
   std::mt19937_64 engine(seed);
   verify::HostArrays out;
   const auto add = [&](const std::string& name, const Extents& extents, double spread,
@@ -36,7 +37,7 @@ verify::HostArrays initial_parameters(const gpt::GptShape& shape, std::uint64_t 
   add("lnf_gamma", gpt::gpt_extents("lnf_gamma", shape), 0, 1.0);
   add("lnf_beta", gpt::gpt_extents("lnf_beta", shape), 0, 0.0);
   add("w_head", gpt::gpt_extents("w_head", shape), 1.0 / std::sqrt(h), 0);
-  add("b_head", gpt::gpt_extents("b_head", shape), 0, 0.0);
+  add("b_head", gpt::gpt_extents("b_head", shape), 0, logit_offset);
   return out;
 }
 

@@ -131,6 +131,10 @@ void validate_training(int world_size, const TrainConfig& config) {
     throw UsageError(
         fmt::format("--lr {}: the learning rate must be a positive number", config.learning_rate));
   }
+  if (!std::isfinite(config.logit_offset)) {
+    throw UsageError(
+        fmt::format("--logit-offset {}: the offset must be a finite number", config.logit_offset));
+  }
   loss_tolerance(config.dtype);
   const auto scheme = make_scheme(config.scheme, config.options);
   const auto layout = gpt::make_gpt_layout(config.scheme, config.options);
@@ -157,7 +161,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const auto layout = gpt::make_gpt_layout(config.scheme, config.options);
   const gpt::GptShape& shape = config.shape;
   const std::int64_t m = shape.block.tokens();
-  const verify::HostArrays initial = initial_parameters(shape, config.seed);
+  const verify::HostArrays initial = initial_parameters(shape, config.seed, config.logit_offset);
   // Every rank trains the (small) reference too, so each reaches the verdict on its own.
   ReferenceTraining reference(shape, initial, config.learning_rate);
   const std::vector<TensorPlacement> placements =
@@ -244,6 +248,7 @@ nlohmann::json to_json(const TrainResult& r) {
             {"layers", c.shape.layers}}},
           {"seed", c.seed},
           {"learning_rate", c.learning_rate},
+          {"logit_offset", c.logit_offset},
           {"tolerance", r.tolerance},
           {"max_relative_difference", r.max_relative_difference},
           {"replicated_parameters", r.replicated_parameters},

@@ -26,6 +26,11 @@ struct TrainConfig {
   std::uint64_t seed = 1;                                ///< of the parameters and the data
   std::int64_t steps = 30;                               ///< SGD steps K
   double learning_rate = 0.3;                            ///< SGD's
+  /// The same for every entry of b_head at the start, so every logit of a token shares it: a
+  /// log-sum-exp without the shift by its row's maximum overflows past 709.8 (f64) or 88.7
+  /// (f32), while the loss and every gradient are as at 0 in exact arithmetic (the gradient of
+  /// b_head sums to 0 over the vocabulary, so SGD keeps the offset).
+  double logit_offset = 0;
 };
 
 /// One step, complete on every rank.

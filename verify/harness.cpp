@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "attention_scores.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "layers/finite_check.hpp"
@@ -153,22 +154,47 @@ std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCh
   return merged_checks;
 }
 
-RunResult run_verification(Comm& world, Device& device, const RunConfig& config) {
-  // Decide everything that can fail before the first collective, on every rank alike.
-  const auto scheme = make_scheme(config.scheme, config.options);
-  scheme->validate(world.size(), config.shape);
-  if (config.shifted_input && !config.exact &&
+namespace {
+
+/// Refuses, identically on every rank, an input regime whose tolerance was not measured for it.
+void require_measured_regime(const RunConfig& config) {
+  if (config.exact) return;  // integer inputs: no regime applies
+  if (config.shifted_input &&
       (config.dtype != DType::f64 || config.shape.h < kShiftedInputMinHidden)) {
     throw UsageError(fmt::format(
         "x far from zero is checked in f64 with h >= {}, where f64's tolerance holds for "
         "correct code; got {} with h = {}",
         kShiftedInputMinHidden, dtype_name(config.dtype), config.shape.h));
   }
-  const Workload workload = config.exact ? Workload::linear_pair : Workload::block;
+  if (config.large_scores && config.dtype == DType::bf16) {
+    throw UsageError(
+        "attention scores past exp's overflow point are checked in f64 and f32: bf16 keeps 8 "
+        "bits of a score, so one past 88 is off by up to 0.17 and its exponential by 19%");
+  }
+}
+
+/// The run's global inputs: drawn from the seed as its regime says.
+HostArrays make_run_inputs(const RunConfig& config, Workload workload) {
   const Values values = config.exact           ? Values::integer
                         : config.shifted_input ? Values::shifted
                                                : Values::real;
-  const HostArrays inputs = make_inputs(config.shape, config.seed, workload, values);
+  HostArrays inputs = make_inputs(config.shape, config.seed, workload, values);
+  if (config.large_scores && !config.exact) {
+    raise_attention_scores(config.shape, inputs,
+                           kScoreReachOverOverflow * exp_overflow_point(config.dtype));
+  }
+  return inputs;
+}
+
+}  // namespace
+
+RunResult run_verification(Comm& world, Device& device, const RunConfig& config) {
+  // Decide everything that can fail before the first collective, on every rank alike.
+  const auto scheme = make_scheme(config.scheme, config.options);
+  scheme->validate(world.size(), config.shape);
+  require_measured_regime(config);
+  const Workload workload = config.exact ? Workload::linear_pair : Workload::block;
+  const HostArrays inputs = make_run_inputs(config, workload);
   const HostArrays reference = reference_outputs(config.shape, inputs, workload);
   if (config.exact) require_exact_range(reference, config.dtype);
   const std::vector<TensorPlacement> placements =
@@ -187,6 +213,9 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   result.config = config;
   result.world_size = world.size();
   result.grid = scheme->describe_grid(world.size(), config.shape);
+  if (config.large_scores && !config.exact) {
+    result.largest_score = largest_attention_score(config.shape, inputs);
+  }
   result.backend = fmt::format("{}/{}", device_name(device.kind()), world.transport());
   CommCounters& counters = world.counters();
 

@@ -36,6 +36,13 @@ struct RunConfig {
   /// x itself (by up to 20 * 2^-24) is an error of 2e-6 relative to x's spread, which the
   /// block amplifies past f32's tolerance.
   bool shifted_input = false;
+  /// bk scaled (raise_attention_scores) so that the row shifts q_i . bk / sqrt(d) reach
+  /// kScoreReachOverOverflow times the point where exp overflows in this dtype: a softmax
+  /// without the shift by its row's maximum makes Inf and NaN there. dy is 0, so every gradient
+  /// must be exactly 0 (see raise_attention_scores for why). Ignored by exact runs.
+  /// f64 and f32 only (run_verification refuses bf16): bf16 keeps 8 bits of a score, so one
+  /// past 88 is off by up to 0.17 and its exponential by 19%, beyond any softmax's tolerance.
+  bool large_scores = false;
 };
 
 /// What one run found, complete on every rank.
@@ -46,6 +53,8 @@ struct RunResult {
   int world_size = 0;
   std::string backend;  ///< e.g. "cpu/mpi"
   std::string grid;     ///< e.g. "q=2 d=2"
+  /// The largest |q_i . k_j| / sqrt(d) of the inputs, over visible keys (0 unless large_scores).
+  double largest_score = 0;
   /// The verdict on every output and gradient, merged over all ranks.
   std::vector<TensorCheck> tensors;
   /// The collectives of forward and of backward, as the counters recorded them.

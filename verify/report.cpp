@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "attention_scores.hpp"
 #include "problem.hpp"
 #include "scheme_costs.hpp"
 
@@ -24,6 +25,19 @@ std::string describe_comm(const std::vector<CollectiveCount>& counts) {
 
 std::string shape_text(const RunConfig& c) {
   return to_string(c.shape);
+}
+
+/// What the heading says of the inputs when they are not the centred default.
+std::string regime_text(const RunResult& run) {
+  const RunConfig& c = run.config;
+  if (c.exact) return " | exact (integer inputs, linear pair)";
+  std::string text;
+  if (c.shifted_input) text += fmt::format(" | x ~ {:g} + U[-1,1)", kShiftedInputMean);
+  if (c.large_scores) {
+    text += fmt::format(" | q.k/sqrt(d) up to {:.0f} (exp overflows {} past {:.1f}), dy = 0",
+                        run.largest_score, dtype_name(c.dtype), exp_overflow_point(c.dtype));
+  }
+  return text;
 }
 
 /// The per-rank total against the model, then every row that differs.
@@ -98,12 +112,9 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
 
 void print_run(const RunResult& run, std::FILE* out) {
   const RunConfig& c = run.config;
-  fmt::print(
-      out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}{}\n", c.scheme, run.world_size,
-      run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
-      c.exact ? " | exact (integer inputs, linear pair)" : "",
-      c.shifted_input && !c.exact ? fmt::format(" | x ~ {:g} + U[-1,1)", kShiftedInputMean) : "",
-      c.options.regather ? " | regather" : "", c.options.overlap ? " | overlap" : "");
+  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}\n", c.scheme, run.world_size,
+             run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed, regime_text(run),
+             c.options.regather ? " | regather" : "", c.options.overlap ? " | overlap" : "");
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
@@ -179,6 +190,8 @@ nlohmann::json to_json(const RunResult& run) {
       {"regather", c.options.regather},
       {"overlap", c.options.overlap},
       {"shifted_input", c.shifted_input && !c.exact},
+      {"large_scores", c.large_scores && !c.exact},
+      {"largest_score", run.largest_score},
       {"seed", c.seed},
       {"shape", {{"b", c.shape.b}, {"s", c.shape.s}, {"h", c.shape.h}, {"heads", c.shape.heads}}},
       {"pass", run.pass},
@@ -193,11 +206,24 @@ nlohmann::json to_json(const RunResult& run) {
       {"saved_bytes_model", run.saved_bytes_model}};
 }
 
+namespace {
+
+/// The summary's name for a run's inputs: the exact check, the block on centred inputs, with x
+/// far from zero, or with attention scores past exp's overflow point.
+std::string check_text(const nlohmann::json& run) {
+  if (run["exact"].get<bool>()) return "exact";
+  if (run.value("large_scores", false)) return "scores";
+  return run["shifted_input"].get<bool>() ? fmt::format("x+{:g}", kShiftedInputMean) : "block";
+}
+
+}  // namespace
+
 void print_summary(const nlohmann::json& runs, std::FILE* out) {
   fmt::print(out, "\n{:=<78}\nsummary\n", "");
-  fmt::print(out, "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
-             "scheme", "np", "hosts", "grid", "dtype", "check", "tensors", "max used", "max rel_l2",
-             "kept KiB", "comm", "verdict");
+  fmt::print(out,
+             "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
+             "scheme", "np", "hosts", "grid", "dtype", "shape", "check", "tensors", "max used",
+             "max rel_l2", "kept KiB", "comm", "verdict");
   for (const auto& r : runs) {
     double used = 0, rel = 0;
     bool nonfinite = false;
@@ -209,14 +235,18 @@ void print_summary(const nlohmann::json& runs, std::FILE* out) {
       nonfinite = nonfinite || t["nonfinite"].get<std::int64_t>() > 0;
       if (!t["max_rel_l2"].is_null()) rel = std::max(rel, value("rel_l2"));
     }
-    fmt::print(out,
-               "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}  {}\n",
-               r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
-               r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
-               r["exact"].get<bool>() ? "exact" : "block", r["tensors"].size(),
-               tolerance_used_text(used, nonfinite), rel, r["saved_bytes"].get<double>() / 1024,
-               r["comm_match"].get<bool>() ? "= model" : "differs",
-               r["pass"].get<bool>() ? "PASS" : "FAIL");
+    const auto& shape = r["shape"];
+    fmt::print(
+        out,
+        "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}"
+        "  {}\n",
+        r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
+        r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
+        fmt::format("{},{},{},{}", shape["b"].get<std::int64_t>(), shape["s"].get<std::int64_t>(),
+                    shape["h"].get<std::int64_t>(), shape["heads"].get<std::int64_t>()),
+        check_text(r), r["tensors"].size(), tolerance_used_text(used, nonfinite), rel,
+        r["saved_bytes"].get<double>() / 1024, r["comm_match"].get<bool>() ? "= model" : "differs",
+        r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "attention_scores.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "loss_tolerance.hpp"
@@ -37,6 +38,7 @@ struct TrainOptions {
   std::int64_t vocab = 64;
   std::int64_t layers = 2;
   double lr = train::TrainConfig{}.learning_rate;
+  double logit_offset = 0;
   std::uint64_t seed = 1;
   int depth = 0;
   bool regather = false;
@@ -66,6 +68,7 @@ train::TrainConfig make_config(const TrainOptions& o) {
   c.seed = o.seed;
   c.steps = o.steps;
   c.learning_rate = o.lr;
+  c.logit_offset = o.logit_offset;
   return c;
 }
 
@@ -149,10 +152,16 @@ void print_result(const train::TrainResult& r) {
 
 void print_header(const train::TrainConfig& config, const World& w) {
   fmt::print(
-      "train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps\n", config.scheme, w.comm.size(),
+      "train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps{}\n", config.scheme,
+      w.comm.size(),
       make_scheme(config.scheme, config.options)->describe_grid(w.comm.size(), config.shape.block),
       dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate, config.seed,
-      config.steps);
+      config.steps,
+      config.logit_offset == 0
+          ? std::string()
+          : fmt::format(" | every logit offset by {:g} (exp overflows {} past {:.1f})",
+                        config.logit_offset, dtype_name(config.dtype),
+                        verify::exp_overflow_point(config.dtype)));
   fmt::print("ranks on {}\n", w.hosts.summary());
   fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference", "rel diff",
              "tokens/s", "comm");
@@ -240,6 +249,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--vocab", o->vocab, "vocabulary size V")->capture_default_str();
   cmd->add_option("--layers", o->layers, "number of blocks L")->capture_default_str();
   cmd->add_option("--lr", o->lr, "SGD learning rate")->capture_default_str();
+  cmd->add_option("--logit-offset", o->logit_offset,
+                  "start every entry of b_head at this value, so every logit shares it: past 709.8 "
+                  "(f64) or 88.7 (f32) a log-sum-exp without its max-shift overflows")
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the parameters and the data")
       ->check(seed_check())
       ->capture_default_str();

@@ -25,6 +25,21 @@ namespace {
 /// divide by 4 and 9 (3D's q^2 at q = 2 and 3; at q = 3 a rank's 8 tokens cut 6-token
 /// sequences, which 3D's attention handles by gathering keys and values).
 constexpr std::string_view kDefaultShape = "12,6,72,12";
+/// A shape whose token shards start mid-sequence wherever a scheme cuts tokens: 3 sequences of
+/// 12 make 36 tokens, 18 and 9 a rank for 1d-sp at 2 and 4 ranks, blocks of 9 for 3D at q = 2
+/// and of 4, shorter than a sequence and three inside each, at q = 3. (2D and 2.5D give each
+/// mesh row whole sequences, as their attention needs, so no shape cuts theirs.)
+constexpr std::string_view kMidSequenceShape = "3,12,72,12";
+
+/// verify's --help: what it checks, and which runs the default makes.
+constexpr std::string_view kVerifyDescription =
+    "Check every scheme against the single-device reference, tensor by tensor.\n"
+    "Launches mpiexec itself; under mpiexec it runs that one world size.\n"
+    "By default each scheme at each of its world sizes runs, in f64 and f32: the block (f64 "
+    "with x ~ 20 + U[-1,1), where a one-pass LayerNorm variance fails) and the exact check, "
+    "overlap off and on; the block with attention scores past exp's overflow point and dy = 0 "
+    "(a softmax without its max-shift fails), overlap off; and where its token shards start "
+    "mid-sequence (1d-sp, 3D), the block on the second shape below, overlap off and on.";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -32,7 +47,7 @@ struct VerifyOptions {
   std::vector<std::string> dtypes = {"f64", "f32"};
   std::string backend = "cpu";
   std::string comm = "auto";
-  std::string shape = std::string(kDefaultShape);
+  std::string shape;  ///< empty: the default shapes
   std::uint64_t seed = 1;
   bool exact = false;
   bool check_finite = false;
@@ -62,27 +77,56 @@ void validate_backend(const VerifyOptions& o) {
   }
 }
 
-/// The configurations one launch of `world_size` ranks runs: every dtype, the block and the
-/// exact linear pair (or the exact one alone with --exact), each with overlap off and on (or
-/// as --overlap says). bf16 has no exact run: it holds integers exactly only up to 256, and
-/// the exact check's sums are larger. The f64 block draws x around a large common offset
-/// (Values::shifted) when h >= kShiftedInputMinHidden: f64's tolerance is tight enough to see
-/// a LayerNorm whose variance cancels there, while f32 keeps the centred inputs its tolerance
-/// was measured with.
-std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std::string& scheme) {
+/// The shape runs use: --shape, or kDefaultShape.
+BlockShape main_shape(const VerifyOptions& o) {
+  return parse_block_shape(o.shape.empty() ? kDefaultShape : o.shape);
+}
+
+/// True when some rank's token shard of x starts inside a sequence.
+bool cuts_mid_sequence(const VerifyOptions& o, const std::string& scheme, int world_size,
+                       const BlockShape& shape) {
+  const auto s = make_scheme(scheme, o.scheme_options(false));
+  if (!s->why_not(world_size, shape).empty()) return false;
+  const auto placements = s->placements(world_size, shape, Workload::block);
+  for (const BlockRange& b : find_placement(placements, "x").blocks) {
+    if (b.row0 % shape.s != 0) return true;
+  }
+  return false;
+}
+
+/// The configurations one launch of `world_size` ranks runs. At the main shape, every dtype:
+/// the block and the exact linear pair (or the exact one alone with --exact), each with overlap
+/// off and on (or as --overlap says), and the block with attention scores past exp's overflow
+/// point (RunConfig::large_scores; f64 and f32, with the first overlap setting only: the
+/// softmax is the same code either way). bf16 has no exact run: it holds integers exactly only
+/// up to 256, and the exact check's sums are larger. The f64 block draws x around a large
+/// common offset (Values::shifted) when h >= kShiftedInputMinHidden: f64's tolerance is tight
+/// enough to see a LayerNorm whose variance cancels there, while f32 keeps the centred inputs
+/// its tolerance was measured with. Without --shape, where this scheme's token shards start
+/// mid-sequence on kMidSequenceShape, the block there too, every dtype and overlap.
+std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std::string& scheme,
+                                              int world_size) {
   std::vector<verify::RunConfig> runs;
-  const BlockShape shape = parse_block_shape(o.shape);
+  const auto add = [&](const BlockShape& shape, DType dtype, bool exact, bool large_scores,
+                       bool with_overlap) {
+    const bool shifted =
+        dtype == DType::f64 && !exact && !large_scores && shape.h >= verify::kShiftedInputMinHidden;
+    runs.push_back({scheme, o.scheme_options(with_overlap), shape, dtype, o.seed, exact,
+                    o.check_finite, shifted, large_scores});
+  };
+  const BlockShape shape = main_shape(o);
   for (const auto& d : o.dtypes) {
     const DType dtype = parse_dtype(d);
     for (bool exact : {false, true}) {
-      if (o.exact && !exact) continue;
-      if (exact && dtype == DType::bf16) continue;
-      const bool shifted =
-          dtype == DType::f64 && !exact && shape.h >= verify::kShiftedInputMinHidden;
-      for (bool with_overlap : o.overlaps()) {
-        runs.push_back({scheme, o.scheme_options(with_overlap), shape, dtype, o.seed, exact,
-                        o.check_finite, shifted});
-      }
+      if ((o.exact && !exact) || (exact && dtype == DType::bf16)) continue;
+      for (bool with_overlap : o.overlaps()) add(shape, dtype, exact, false, with_overlap);
+    }
+    if (!o.exact && dtype != DType::bf16) add(shape, dtype, false, true, o.overlaps().front());
+  }
+  const BlockShape mid = parse_block_shape(kMidSequenceShape);
+  if (o.shape.empty() && !o.exact && cuts_mid_sequence(o, scheme, world_size, mid)) {
+    for (const auto& d : o.dtypes) {
+      for (bool with_overlap : o.overlaps()) add(mid, parse_dtype(d), false, false, with_overlap);
     }
   }
   return runs;
@@ -94,8 +138,9 @@ WorldResult verify_in_world(const VerifyOptions& o, World& w) {
   validate_backend(o);
   std::vector<verify::RunConfig> runs;
   for (const auto& scheme : chosen_schemes(o.schemes)) {
-    const auto c = configurations(o, scheme);
-    make_scheme(scheme, c.front().options)->validate(w.comm.size(), c.front().shape);
+    const auto c = configurations(o, scheme, w.comm.size());
+    for (const auto& config : c)
+      make_scheme(scheme, config.options)->validate(w.comm.size(), config.shape);
     runs.insert(runs.end(), c.begin(), c.end());
   }
   if (w.comm.rank() == 0) fmt::print("ranks on {}\n", w.hosts.summary());
@@ -182,7 +227,7 @@ void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size
 }
 
 int drive(const CLI::App& command, const VerifyOptions& o) {
-  const BlockShape shape = parse_block_shape(o.shape);
+  const BlockShape shape = main_shape(o);
   validate_backend(o);
   if (o.backend == "cuda") {
     const int gpus = cuda::visible_devices();  // NoDeviceError, saying why, when there is none
@@ -190,7 +235,7 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
   }
   const LaunchPlan plan = plan_jobs(o, shape);
   std::size_t planned = 0;  // runs: every job runs the configurations of its scheme
-  for (const JobPlan& job : plan.jobs) planned += configurations(o, job.label).size();
+  for (const JobPlan& job : plan.jobs) planned += configurations(o, job.label, job.np).size();
   const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
     return series_document("runs", s.runs, s, all_pass(s));
   });
@@ -204,10 +249,7 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
 
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<VerifyOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "verify",
-      "Check every scheme against the single-device reference, tensor by tensor.\n"
-      "Launches mpiexec itself; under mpiexec it runs that one world size.");
+  CLI::App* cmd = app.add_subcommand("verify", std::string(kVerifyDescription));
   cmd->add_option("--scheme", o->schemes,
                   "schemes to check: " + scheme_help_list() + " (default: all)")
       ->delimiter(',');
@@ -223,7 +265,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "with --backend cuda: nccl (one GPU per rank), mpi (staged through host memory, "
                   "so ranks may share a GPU), or auto (nccl when every rank has its own GPU)")
       ->capture_default_str();
-  cmd->add_option("--shape", o->shape, "global shape b,s,h,heads")->capture_default_str();
+  cmd->add_option("--shape", o->shape,
+                  fmt::format("global shape b,s,h,heads (default: {}, and {} for the schemes and "
+                              "world sizes whose token shards start mid-sequence there)",
+                              kDefaultShape, kMidSequenceShape));
   cmd->add_option("--seed", o->seed, "seed of inputs and weights")
       ->check(seed_check())
       ->capture_default_str();

@@ -1,7 +1,9 @@
 """Checks the JSON that `tplab verify --json` writes: the fields the README documents, that
 every verdict follows from the numbers beside it (the communication's included), up to the
 top-level "pass" and "failures", and that the default's coverage is there: every configuration
-with overlap off and on, and the f64 block with x far from zero (h >= 24).
+with overlap off and on (the runs with attention scores past exp's overflow point with one of
+them), the f64 block with x far from zero (h >= 24), and in f64 and f32 the scores past the
+overflow point, with dy = 0 and so every gradient exactly 0.
 
 usage: check_verify_json.py FILE [SCHEME,...]   (the schemes that must appear)
 """
@@ -21,7 +23,7 @@ def main():
     assert document["pass"], "the verify run failed"
     for run in runs:
         for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
-                    "regather", "overlap", "shifted_input", "saved_bytes", "comm_match",
+                    "regather", "overlap", "shifted_input", "large_scores", "largest_score", "saved_bytes", "comm_match",
                     "comm_phases", "hosts"):
             assert key in run, f"run lacks {key}"
         assert run["saved_bytes"] > 0, "forward keeps something for backward"
@@ -49,16 +51,29 @@ def main():
         for key in ("calls", "elements", "model_elements"):
             assert sum(c[key] for c in run["comm"]) == sum(c[key] for c in phases), key
         assert run["pass"] == (all(t["pass"] for t in run["tensors"]) and run["comm_match"])
-        far = run["dtype"] == "f64" and not run["exact"] and run["shape"]["h"] >= 24
+        far = (run["dtype"] == "f64" and not run["exact"] and not run["large_scores"]
+               and run["shape"]["h"] >= 24)
         assert run["shifted_input"] == far, f"x far from zero exactly in f64 blocks: {run}"
+        if run["large_scores"]:
+            overflow = {"f64": 709.78, "f32": 88.72}[run["dtype"]]
+            assert run["largest_score"] > 1.9 * overflow, f"scores short of the overflow: {run}"
+            for t in run["tensors"]:
+                assert t["name"] == "y" or t["max_abs"] == 0, f"dy = 0 but {t['name']} is not 0"
         if run["np"] > 1:
             assert sum(c["calls"] for c in run["comm"]) > 0, "a multi-rank run must communicate"
     configurations = {}
     for run in runs:
-        key = (run["scheme"], run["np"], run["dtype"], run["exact"])
-        configurations.setdefault(key, set()).add(run["overlap"])
+        key = (run["scheme"], run["np"], run["dtype"], run["exact"], run["large_scores"],
+               tuple(run["shape"].values()))
+        configurations.setdefault(key, []).append(run["overlap"])
     for key, overlaps in configurations.items():
-        assert overlaps == {False, True}, f"{key} ran with overlap {overlaps} only"
+        expected = [False] if key[4] else [False, True]
+        assert sorted(overlaps) == expected, f"{key} ran with overlap {overlaps}"
+    blocks = {(r["scheme"], r["np"], r["dtype"]) for r in runs
+              if not r["exact"] and r["dtype"] in ("f64", "f32")}
+    for key in blocks:
+        assert any(r["large_scores"] for r in runs if (r["scheme"], r["np"], r["dtype"]) == key), \
+            f"{key}: no run with scores past the overflow point"
     if len(sys.argv) > 2:
         missing = set(sys.argv[2].split(",")) - {run["scheme"] for run in runs}
         assert not missing, f"no runs of {sorted(missing)}"

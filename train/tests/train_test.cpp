@@ -2,12 +2,15 @@
 // tolerance at every step, bitwise identical reruns, and a dropped vocabulary reduction caught.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
+#include "attention_scores.hpp"
 #include "comm/mpi_comm.hpp"
 #include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "device/ops/cpu_ops.hpp"
 #include "faulty_comm.hpp"
 #include "trainer.hpp"
 
@@ -57,6 +60,127 @@ TEST(Train, LossCurvesAgreeWithTheReferenceInF64AndF32) {
                     std::string(dtype_name(dtype)).c_str(), r.steps.front().loss,
                     r.steps.back().loss, r.max_relative_difference);
       }
+    }
+  }
+}
+
+/// The schemes whose token shards start mid-sequence at kMidSequenceBlock on this world size:
+/// 1d-sp at 2 and 4 ranks (18 and 9 of 36 tokens a rank), 3D at 8 (blocks of 9).
+std::vector<std::string> mid_sequence_schemes_for(int world_size) {
+  if (world_size == 2 || world_size == 4) return {"1d-sp"};
+  if (world_size == 8) return {"3d"};
+  return {};
+}
+
+/// 3 sequences of 12 tokens: 36 tokens, which 2 and 4 ranks (1d-sp) and 4 token blocks (3D at
+/// q = 2) cut inside a sequence; each rank's positions then start mid-sequence.
+constexpr BlockShape kMidSequenceBlock{3, 12, 32, 4};
+
+TEST(Train, LossCurvesAgreeWhenTokenShardsStartMidSequence) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (mid_sequence_schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme cuts here";
+  CpuDevice device;
+  for (const auto& scheme : mid_sequence_schemes_for(world->size())) {
+    for (DType dtype : {DType::f64, DType::f32}) {
+      TrainConfig c = config(scheme, dtype);
+      c.shape.block = kMidSequenceBlock;
+      const TrainResult r = run_training(*world, device, c);
+      EXPECT_TRUE(r.pass) << scheme << " " << dtype_name(dtype) << ": max relative difference "
+                          << r.max_relative_difference;
+      EXPECT_LT(r.steps.back().loss, 0.7 * r.steps.front().loss) << scheme;
+    }
+  }
+}
+
+/// The CPU's vocabulary operations with the cross-entropy's shift by the row's maximum left
+/// out: every row's "maximum" is 0, so exp meets the logits themselves, forward and backward.
+class UnshiftedCrossEntropy final : public VocabularyOps {
+ public:
+  void gather_rows(const Tensor& table, std::span<const std::int64_t> ids, Tensor& out) override {
+    cpu_->gather_rows(table, ids, out);
+  }
+  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> ids,
+                        Tensor& table) override {
+    cpu_->scatter_add_rows(src, ids, table);
+  }
+  void row_max(const Tensor&, Tensor& out) override { host_.fill(out, 0.0); }
+  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
+                          std::span<const std::int64_t> targets, Tensor& sums) override {
+    cpu_->cross_entropy_sums(logits, max, targets, sums);
+  }
+  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
+                              std::span<const std::int64_t> targets, double scale,
+                              Tensor& dlogits) override {
+    cpu_->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
+  }
+
+ private:
+  std::unique_ptr<VocabularyOps> cpu_ = cpu::make_vocabulary_ops();
+  CpuDevice host_;
+};
+
+/// A CPU device whose cross-entropy is UnshiftedCrossEntropy.
+class UnshiftedCrossEntropyDevice final : public Device {
+ public:
+  UnshiftedCrossEntropyDevice() : Device(families()) {}
+  DeviceKind kind() const override { return DeviceKind::cpu; }
+  std::string description() const override { return "cpu, cross-entropy without the max-shift"; }
+  Tensor empty(const Extents& extents, DType dtype) override { return cpu_.empty(extents, dtype); }
+  void fill(Tensor& x, double value) override { cpu_.fill(x, value); }
+  void copy(const Tensor& src, Tensor& dst) override { cpu_.copy(src, dst); }
+  void upload(std::span<const double> host, Tensor& dst) override { cpu_.upload(host, dst); }
+  void download(const Tensor& src, std::span<double> host) override { cpu_.download(src, host); }
+  std::int64_t first_nonfinite(const Tensor& x) override { return cpu_.first_nonfinite(x); }
+
+ private:
+  static DeviceFamilies families() {
+    DeviceFamilies f = cpu::make_families();
+    f.vocabulary = std::make_unique<UnshiftedCrossEntropy>();
+    return f;
+  }
+  CpuDevice cpu_;
+};
+
+/// Twice the point where exp overflows in `dtype`: 1420 in f64, 177 in f32.
+double past_overflow(DType dtype) {
+  return 2 * verify::exp_overflow_point(dtype);
+}
+
+TEST(Train, LossCurvesAgreeWithLogitsPastTheOverflowPoint) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
+  CpuDevice device;
+  for (const auto& scheme : schemes_for(world->size())) {
+    for (DType dtype : {DType::f64, DType::f32}) {
+      TrainConfig c = config(scheme, dtype);
+      c.logit_offset = past_overflow(dtype);
+      const TrainResult r = run_training(*world, device, c);
+      EXPECT_TRUE(r.pass) << scheme << " " << dtype_name(dtype) << ": max relative difference "
+                          << r.max_relative_difference;
+      EXPECT_LT(r.steps.back().loss, 0.7 * r.steps.front().loss) << scheme;
+      if (world->rank() == 0) {
+        std::printf("%s %s, logits offset by %.0f: max relative difference %.2e (tolerance %.0e)\n",
+                    scheme.c_str(), std::string(dtype_name(dtype)).c_str(), c.logit_offset,
+                    r.max_relative_difference, r.tolerance);
+      }
+    }
+  }
+}
+
+TEST(Train, ACrossEntropyWithoutTheShiftFailsPastTheOverflowPointOnly) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
+  UnshiftedCrossEntropyDevice device;
+  for (const auto& scheme : schemes_for(world->size())) {
+    for (DType dtype : {DType::f64, DType::f32}) {
+      TrainConfig c = config(scheme, dtype);
+      c.steps = 3;
+      EXPECT_TRUE(run_training(*world, device, c).pass)
+          << scheme << " " << dtype_name(dtype) << ": logits within a few units of 0";
+      c.logit_offset = past_overflow(dtype);
+      const TrainResult r = run_training(*world, device, c);
+      EXPECT_FALSE(r.pass) << scheme << " " << dtype_name(dtype);
+      EXPECT_FALSE(std::isfinite(r.steps.front().loss)) << scheme << " " << dtype_name(dtype);
     }
   }
 }

@@ -1,7 +1,9 @@
 // Reliability under mpiexec: random valid configurations of every scheme all agree with the
 // reference, random invalid ones are refused alike on every rank, and runs are deterministic.
 //
-// The fuzz test is bounded (TPLAB_FUZZ_COUNT configurations, default 200, and 150 s) and
+// The fuzz test draws a fifth of its configurations with a token shard that starts inside a
+// sequence (1d-sp, 3D), and a quarter with attention scores past exp's overflow point. It is
+// bounded (TPLAB_FUZZ_COUNT configurations, default 200, and 150 s) and
 // prints its seed (TPLAB_FUZZ_SEED to replay one). Each configuration runs on the first p ranks
 // of the world, split off for it; the other ranks wait.
 #include <gtest/gtest.h>
@@ -41,12 +43,32 @@ class Draws {
 };
 
 /// A small shape: b sequences of s tokens, `heads` heads of `head_dim` features each, with a
-/// hidden size of at least kMinHidden (as parse_block_shape demands).
+/// hidden size of at least kMinHidden (as parse_block_shape demands). Half the draws are a few
+/// long sequences: 1 to 3 of 8, 12 or 16 tokens, an even number of heads of 2 or 4 features,
+/// which 1d-sp splits at 2 ranks and 3D at 8 (4 token blocks), so that their token shards start
+/// inside a sequence (unless the shards are whole sequences), often shorter than one. The rest
+/// are many short sequences of any head count.
 BlockShape draw_shape(Draws& d) {
+  if (d.between(0, 1) == 1) {
+    const std::int64_t heads = d.pick<std::int64_t>({2, 4, 6, 8, 12});
+    std::int64_t head_dim = 2 * d.between(1, 2);
+    while (heads * head_dim < kMinHidden) head_dim += 2;
+    return {d.between(1, 3), 4 * d.between(2, 4), heads * head_dim, heads};
+  }
   const std::int64_t heads = d.pick<std::int64_t>({1, 2, 3, 4, 6, 8, 9, 12});
   std::int64_t head_dim = d.between(1, 4);
   while (heads * head_dim < kMinHidden) ++head_dim;
   return {d.between(1, 12), d.between(1, 9), heads * head_dim, heads};
+}
+
+/// True when some rank's token shard of x starts inside a sequence.
+bool starts_mid_sequence(const RunConfig& c, int world_size) {
+  const auto placements =
+      make_scheme(c.scheme, c.options)->placements(world_size, c.shape, Workload::block);
+  for (const BlockRange& b : find_placement(placements, "x").blocks) {
+    if (b.row0 % c.shape.s != 0) return true;
+  }
+  return false;
 }
 
 class Reliability : public testing::Test {
@@ -73,7 +95,7 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
   Draws d(run_seed);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
   std::map<std::string, int> per_scheme;
-  int ran = 0;
+  int ran = 0, mid_sequence = 0;
   while (ran < count) {
     RunConfig c;
     c.scheme = d.pick(scheme_names());
@@ -83,13 +105,15 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
     c.shape = draw_shape(d);
     c.dtype = d.between(0, 1) == 0 ? DType::f64 : DType::f32;
     c.exact = d.between(0, 3) == 0;
+    c.large_scores = d.between(0, 3) == 0;
     // x far from zero where run_verification takes it: f64 and h >= kShiftedInputMinHidden.
-    c.shifted_input =
-        d.between(0, 1) == 1 && c.dtype == DType::f64 && c.shape.h >= kShiftedInputMinHidden;
+    c.shifted_input = !c.large_scores && d.between(0, 1) == 1 && c.dtype == DType::f64 &&
+                      c.shape.h >= kShiftedInputMinHidden;
     c.seed = static_cast<std::uint64_t>(d.between(1, 1000000));
     const auto sizes = make_scheme(c.scheme, c.options)->usable_world_sizes(c.shape, world->size());
     if (sizes.empty()) continue;
-    const int p = d.pick(sizes);
+    // Half the time the largest world that fits: more ranks cut the tokens into shorter shards.
+    const int p = d.between(0, 1) == 1 ? sizes.back() : d.pick(sizes);
     const bool mine = world->rank() < p;
     auto sub = world->split(mine ? 0 : 1, world->rank(), "fuzz");
     if (mine) {
@@ -98,10 +122,12 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
                           << " np=" << p << " " << to_string(c.shape) << " " << dtype_name(c.dtype)
                           << (c.exact ? " exact" : "")
                           << (c.shifted_input && !c.exact ? " shifted" : "")
+                          << (c.large_scores && !c.exact ? " large-scores" : "")
                           << " depth=" << c.options.depth << (c.options.overlap ? " overlap" : "")
                           << " seed=" << c.seed;
     }
     ++per_scheme[c.scheme];
+    if (starts_mid_sequence(c, p)) ++mid_sequence;
     ++ran;
     // Rank 0 alone reads the clock and tells the others, so all leave the loop together.
     Tensor stop = host.empty({1}, DType::f64);
@@ -113,7 +139,11 @@ TEST_F(Reliability, RandomValidConfigurationsAllAgree) {
     for (const auto& [scheme, n] : per_scheme)
       std::printf("  %s: %d configurations\n", scheme.c_str(), n);
   }
+  if (world->rank() == 0) {
+    std::printf("  %d of %d with a token shard that starts mid-sequence\n", mid_sequence, ran);
+  }
   EXPECT_GE(ran, std::min(count, 200)) << "the time limit cut the run short";
+  EXPECT_GE(8 * mid_sequence, ran) << "too few token shards start mid-sequence";
 }
 
 TEST_F(Reliability, RandomInvalidConfigurationsAreRefusedAlikeOnEveryRank) {
