@@ -12,6 +12,7 @@
 #include "layers/finite_check.hpp"
 #include "problem.hpp"
 #include "rank_cost.hpp"
+#include "rank_verdict.hpp"
 
 namespace tplab::verify {
 namespace {
@@ -80,8 +81,24 @@ double replica_difference(Comm& world, const std::vector<double>& mine,
   const double* a = all.data_as<double>() + first * largest;
   const double* b = all.data_as<double>() + other * largest;
   double worst = 0;
-  for (std::int64_t i = 0; i < largest; ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  for (std::int64_t i = 0; i < largest; ++i) {
+    const double d = std::abs(a[i] - b[i]);
+    if (!(d <= worst)) worst = d;  // a NaN is kept, where std::max drops it
+  }
   return worst;
+}
+
+/// This rank's verdict on the tensors it merged, with every fault in their findings.
+RankVerdict tensors_verdict(const std::vector<TensorCheck>& tensors) {
+  RankVerdict v;
+  v.checks_pass = true;
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    v.checks_pass = v.checks_pass && tensors[t].pass;
+    if (tensors[t].checker_fault.empty()) continue;
+    if (v.first_faulty_tensor < 0) v.first_faulty_tensor = static_cast<int>(t);
+    v.faults.push_back(fmt::format("{}: {}", tensors[t].name, tensors[t].checker_fault));
+  }
+  return v;
 }
 
 }  // namespace
@@ -138,7 +155,7 @@ std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCh
     std::vector<std::uint64_t> rank_hashes;
     for (int r = 0; r < world.size(); ++r) {
       const auto mine = blocks.begin() + r;
-      merge(merged, packed_of(r), std::find(blocks.begin(), mine, *mine) == mine);
+      merge(merged, packed_of(r), std::find(blocks.begin(), mine, *mine) == mine, r);
       rank_hashes.push_back(packed_hash(packed_of(r)));
     }
     merged.fingerprint = fingerprint_of(rank_hashes);
@@ -228,27 +245,29 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
     shards.push_back(std::move(shard));
   }
   result.tensors = compare_shards(world, shards);
-  result.pass = true;
-  for (const TensorCheck& c : result.tensors) result.pass = result.pass && c.pass;
+  RankVerdict mine_verdict = tensors_verdict(result.tensors);
+  mine_verdict.comm_match = result.comm.match;
 
   CpuDevice host;
   Tensor most_saved = host.empty({1}, DType::f64);
   host.fill(most_saved, static_cast<double>(saved_bytes));
   world.all_reduce(most_saved, ReduceOp::max);
-  result.saved_bytes = static_cast<std::size_t>(most_saved.data_as<double>()[0]);
+  const double most = most_saved.data_as<double>()[0];
+  if (std::isfinite(most) && most >= 0) {
+    result.saved_bytes = static_cast<std::size_t>(most);
+  } else {
+    mine_verdict.faults.push_back(
+        fmt::format("the kept bytes reduced over the ranks are {}", most));
+  }
   result.saved_bytes_model =
       static_cast<std::size_t>(cost.activation_elements) * dtype_size(config.dtype);
 
-  // Every rank checked its own collectives; gather the verdicts so that every rank knows.
-  Tensor verdict = host.empty({1}, DType::f64);
-  verdict.data_as<double>()[0] = result.comm.match ? 1.0 : 0.0;
-  Tensor verdicts = host.empty({world.size()}, DType::f64);
-  world.all_gather(verdict, verdicts);
-  for (int r = 0; r < world.size(); ++r) {
-    if (verdicts.data_as<double>()[r] == 0.0) result.comm_mismatch_ranks.push_back(r);
-  }
+  // Every rank checked its own collectives and merged the findings; agree on the verdict.
+  const AgreedVerdict agreed = agree_on_verdict(world, mine_verdict, checked_tensors(workload));
+  result.comm_mismatch_ranks = agreed.comm_mismatch_ranks;
+  result.checker_faults = agreed.faults;
   result.comm_match = result.comm_mismatch_ranks.empty();
-  result.pass = result.pass && result.comm_match;
+  result.pass = agreed.pass;
   return result;
 }
 

@@ -64,7 +64,10 @@ struct RunResult {
   std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
   /// The same as the cost model predicts it (RankCost::activation_elements in this dtype).
   std::size_t saved_bytes_model = 0;
-  bool pass = false;  ///< every tensor passes and comm_match
+  /// Values of the checker's own data that arrived broken, on any rank: a NaN among the
+  /// findings, byte counts or verdicts the ranks gathered or reduced. Any one fails the run.
+  std::vector<std::string> checker_faults;
+  bool pass = false;  ///< every tensor passes on every rank, comm_match, and no checker_faults
 };
 
 /// One tensor a rank compares with the reference: its shard, as the placement cuts it.

@@ -62,7 +62,9 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
              "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
   for (const TensorCheck& t : tensors) {
     std::string verdict = t.pass ? "ok" : "FAIL";
-    if (!t.replicas_differ.empty()) {
+    if (!t.checker_fault.empty()) {
+      verdict += fmt::format("  findings arrived broken: {}", t.checker_fault);
+    } else if (!t.replicas_differ.empty()) {
       verdict +=
           fmt::format("  replicas differ: {}, but rank {} differs from rank {} by up to {:.3g}",
                       t.replicas_differ, t.replica_other, t.replica_first, t.replica_difference);
@@ -121,6 +123,9 @@ void print_run(const RunResult& run, std::FILE* out) {
                savings.compared_with, savings.formula);
   }
   print_comm_check(run, out);
+  for (const std::string& fault : run.checker_faults) {
+    fmt::print(out, "  checker's data broken: {}\n", fault);
+  }
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
              run.backward_seconds * 1e3,
@@ -190,7 +195,8 @@ nlohmann::json to_json(const RunResult& run) {
        {{"forward", comm_json(run.comm.forward)}, {"backward", comm_json(run.comm.backward)}}},
       {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}},
       {"saved_bytes", run.saved_bytes},
-      {"saved_bytes_model", run.saved_bytes_model}};
+      {"saved_bytes_model", run.saved_bytes_model},
+      {"checker_faults", run.checker_faults}};
 }
 
 void print_summary(const nlohmann::json& runs, std::FILE* out) {

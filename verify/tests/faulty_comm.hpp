@@ -1,5 +1,6 @@
-// FaultyComm: a Comm that forwards to a real one but drops or repeats one chosen collective, to
-// prove that verify notices a missing collective and one too many.
+// FaultyComm: a Comm that forwards to a real one but drops, repeats or poisons one chosen
+// collective, to prove that verify notices a missing collective, one too many, and a NaN that
+// reaches one rank.
 #pragma once
 
 #include <map>
@@ -14,13 +15,15 @@ namespace tplab::verify {
 struct Fault {
   /// What happens to the chosen call.
   enum class Action {
-    drop,    ///< it never runs: its tensor keeps this rank's value
-    repeat,  ///< it runs twice (harmless for a broadcast, which is idempotent)
+    drop,       ///< it never runs: its tensor keeps this rank's value
+    repeat,     ///< it runs twice (harmless for a broadcast, which is idempotent)
+    poison,  ///< it runs, then the first element of its result is a NaN on `rank` alone
   };
   std::string group;
   int index = 0;
   Collective collective = Collective::all_reduce;
   Action action = Action::drop;
+  int rank = 0;  ///< poison: the rank, in the call's group, whose result gets the NaN
 };
 
 /// Forwards every collective to the communicator it wraps, except the one `fault` names. It
@@ -41,8 +44,8 @@ class FaultyComm final : public ForwardingComm {
     std::map<std::string, int> seen;  // calls of the fault's collective so far, per group ("" all)
   };
   FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<Shared> shared);
-  /// How many times this call of `collective` runs: 1, or 0 / 2 for the faulty one.
-  int runs(Collective collective);
+  /// Whether this call of `collective` is the faulty one.
+  bool is_the_fault(Collective collective);
 
   std::shared_ptr<Shared> shared_;
 };
