@@ -16,8 +16,8 @@ std::string describe_comm(const std::vector<CollectiveCount>& counts) {
   std::string text;
   for (const auto& c : counts) {
     if (!text.empty()) text += "; ";
-    text += fmt::format("{} x{} on {}({}) {} elements", collective_name(c.collective), c.calls,
-                        c.group, c.group_size, c.elements);
+    text += fmt::format("{} x{} on {}({}) {} elements", collective_form(c.collective, c.op, c.root),
+                        c.calls, c.group, c.group_size, c.elements);
   }
   return text;
 }
@@ -42,8 +42,8 @@ void print_comm_check(const RunResult& run, std::FILE* out) {
       fmt::print(out,
                  "    {} {} on {}: measured {} calls, {} elements on {} ranks; model {} calls, {} "
                  "elements on {} ranks\n",
-                 phase, collective_name(r.collective), r.group, r.calls, r.elements, r.group_size,
-                 r.model_calls, r.model_elements, r.model_group_size);
+                 phase, collective_form(r.collective, r.op, r.root), r.group, r.calls, r.elements,
+                 r.group_size, r.model_calls, r.model_elements, r.model_group_size);
     }
   }
 }
@@ -137,6 +137,8 @@ nlohmann::json comm_json(const std::vector<model::CommComparison>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : rows) {
     out.push_back({{"collective", collective_name(c.collective)},
+                   {"op", reduces(c.collective) ? nlohmann::json(reduce_op_name(c.op)) : nullptr},
+                   {"root", rooted(c.collective) ? nlohmann::json(c.root) : nullptr},
                    {"group", c.group},
                    {"group_size", c.group_size},
                    {"calls", c.calls},

@@ -55,6 +55,29 @@ TEST(ChecksFail, ADroppedAllReduceDiffersFromTheCostModel) {
   world->barrier();
 }
 
+TEST(ChecksFail, AMaxWhereASumIsMeantDiffersFromTheCostModel) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (world->size() == 1) GTEST_SKIP() << "one rank has nothing to reduce";
+  CpuDevice device;
+  RunConfig c;
+  c.shape = {2, 8, 32, 4};
+  FaultyComm faulty(*world, Fault{"tp", 0, Collective::all_reduce, Fault::Action::as_max});
+  const RunResult r = run_verification(faulty, device, c);
+  EXPECT_FALSE(r.comm_match) << "the counters see the reduction";
+  ASSERT_EQ(r.comm.forward.size(), 2u) << "a sum row and a max row";
+  const model::CommComparison& sum = r.comm.forward[0];
+  const model::CommComparison& max = r.comm.forward[1];
+  EXPECT_EQ(sum.op, ReduceOp::sum);
+  EXPECT_EQ(sum.calls, 1);
+  EXPECT_EQ(sum.model_calls, 2);
+  EXPECT_EQ(max.op, ReduceOp::max);
+  EXPECT_EQ(max.calls, 1);
+  EXPECT_EQ(max.model_calls, 0);
+  EXPECT_EQ(r.comm.measured_elements(), r.comm.model_elements())
+      << "without the reduction, the counts agree with the model";
+  world->barrier();
+}
+
 TEST(ChecksFail, ANanInTheFindingsOneRankGatheredFailsTheRunOnEveryRank) {
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   CpuDevice device;

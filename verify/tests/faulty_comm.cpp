@@ -30,6 +30,10 @@ std::unique_ptr<DeviceInterval> FaultyComm::run(const CollectiveCall& call) {
   } else if (f.action == Fault::Action::poison) {
     inner().run(call);
     if (rank() == f.rank) write_first_element(call.out, quiet_nan_bytes(call.out.dtype()));
+  } else if (f.action == Fault::Action::as_max) {
+    inner().run({call.collective, call.in, call.out, ReduceOp::max, call.root});
+  } else if (f.action == Fault::Action::next_root) {
+    inner().run({call.collective, call.in, call.out, call.op, (call.root + 1) % size()});
   }
   return nullptr;
 }

@@ -1,6 +1,6 @@
-// FaultyComm: a Comm that forwards to a real one but drops, repeats or poisons one chosen
-// collective, to prove that verify notices a missing collective, one too many, and a NaN that
-// reaches one rank.
+// FaultyComm: a Comm that forwards to a real one but drops, repeats, poisons or alters one
+// chosen collective, to prove that verify notices a missing collective, one too many, a NaN
+// that reaches one rank, and another reduction or root than the layer's.
 #pragma once
 
 #include <map>
@@ -17,7 +17,9 @@ struct Fault {
   enum class Action {
     drop,       ///< it never runs: its tensor keeps this rank's value
     repeat,     ///< it runs twice (harmless for a broadcast, which is idempotent)
-    poison,  ///< it runs, then the first element of its result is a NaN on `rank` alone
+    poison,     ///< it runs, then the first element of its result is a NaN on `rank` alone
+    as_max,     ///< it runs as a max where the caller asked for a sum (an all_reduce)
+    next_root,  ///< it runs from the next rank of the group, not the root the caller named
   };
   std::string group;
   int index = 0;
