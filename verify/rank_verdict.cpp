@@ -1,6 +1,7 @@
 #include "rank_verdict.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <cmath>
@@ -10,13 +11,13 @@
 namespace tplab::verify {
 namespace {
 
-/// The fields a rank sends: its collectives' verdict, its checks' verdict (1 or 0 each), how
-/// many faults it found, and the first faulty tensor (-1: none).
-constexpr std::int64_t kVerdictFields = 4;
+/// The fields a rank sends: its collectives' and its checks' verdicts (1 or 0 each), how many
+/// faults it found, the first faulty tensor (-1: none), and its kept bytes' verdict (1 or 0).
+constexpr std::int64_t kVerdictFields = 5;
 
 std::array<double, kVerdictFields> pack(const RankVerdict& v) {
   return {v.comm_match ? 1.0 : 0.0, v.checks_pass ? 1.0 : 0.0, static_cast<double>(v.faults.size()),
-          static_cast<double>(v.first_faulty_tensor)};
+          static_cast<double>(v.first_faulty_tensor), v.kept_match ? 1.0 : 0.0};
 }
 
 bool is_flag(double v) {
@@ -30,7 +31,7 @@ bool is_whole_in(double v, double low, double high) {
 
 bool arrived_intact(const double* f, std::size_t tensors) {
   return is_flag(f[0]) && is_flag(f[1]) && is_whole_in(f[2], 0, 1e9) &&
-         is_whole_in(f[3], -1, static_cast<double>(tensors));
+         is_whole_in(f[3], -1, static_cast<double>(tensors)) && is_flag(f[4]);
 }
 
 }  // namespace
@@ -51,11 +52,12 @@ AgreedVerdict agree_on_verdict(Comm& world, const RankVerdict& mine,
     const double* f = all.data_as<double>() + r * kVerdictFields;
     if (!arrived_intact(f, tensors.size())) {
       agreed.faults.push_back(
-          fmt::format("rank {}'s verdict arrived as {} {} {} {}", r, f[0], f[1], f[2], f[3]));
+          fmt::format("rank {}'s verdict arrived as {}", r, fmt::join(f, f + kVerdictFields, " ")));
       every_check_passed = false;
       continue;
     }
     if (f[0] != 1.0) agreed.comm_mismatch_ranks.push_back(r);
+    if (f[4] != 1.0) agreed.kept_mismatch_ranks.push_back(r);
     every_check_passed = every_check_passed && f[1] == 1.0;
     if (r != world.rank() && f[2] > 0) {
       const std::string where = f[3] < 0 ? std::string()
@@ -65,7 +67,8 @@ AgreedVerdict agree_on_verdict(Comm& world, const RankVerdict& mine,
           "rank {} found {:.0f} value(s) of the checker's data broken{}", r, f[2], where));
     }
   }
-  agreed.pass = every_check_passed && agreed.comm_mismatch_ranks.empty() && agreed.faults.empty();
+  agreed.pass = every_check_passed && agreed.comm_mismatch_ranks.empty() &&
+                agreed.kept_mismatch_ranks.empty() && agreed.faults.empty();
   return agreed;
 }
 

@@ -13,6 +13,7 @@ namespace tplab::verify {
 /// they conclude alike, unless a value the checker gathered arrived broken on some of them.
 struct RankVerdict {
   bool comm_match = false;   ///< its own collectives match the cost model
+  bool kept_match = false;   ///< what it keeps for backward is the cost model's bytes
   bool checks_pass = false;  ///< every tensor passed, as this rank merged the findings
   /// Values of the checker's own data that arrived broken here (checker_fault and the like).
   std::vector<std::string> faults;
@@ -23,10 +24,12 @@ struct RankVerdict {
 /// The run's verdict, the same on every rank.
 struct AgreedVerdict {
   std::vector<int> comm_mismatch_ranks;  ///< ranks whose collectives differ from the model
+  std::vector<int> kept_mismatch_ranks;  ///< ranks that keep other than the model's bytes
   /// This rank's faults, then every other rank's, named by rank and tensor; and any verdict that
   /// arrived as neither a pass nor a fail.
   std::vector<std::string> faults;
-  bool pass = false;  ///< every rank's collectives match, its checks pass and nothing broke
+  /// Every rank's collectives and kept bytes match, its checks pass and nothing broke.
+  bool pass = false;
 };
 
 /// Gathers every rank's verdict (collective over `world`). `tensors` names the checks, in

@@ -109,11 +109,15 @@ void print_run(const RunResult& run, std::FILE* out) {
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
+  const std::string kept_verdict =
+      run.kept_match
+          ? "match"
+          : fmt::format("MISMATCH on rank{} {}", run.kept_mismatch_ranks.size() > 1 ? "s" : "",
+                        fmt::join(run.kept_mismatch_ranks, ","));
   fmt::print(out,
-             "  kept from forward for backward: {} bytes on the rank that keeps most, model {} "
-             "({}){}\n",
-             run.saved_bytes, run.saved_bytes_model,
-             run.saved_bytes == run.saved_bytes_model ? "equal" : "differs",
+             "  kept from forward for backward (measured on the device): {} bytes on the rank "
+             "that keeps most, model {}: {}{}\n",
+             run.saved_bytes, run.saved_bytes_model, kept_verdict,
              c.options.regather ? " (gathered copies dropped, gathered again)" : "");
   if (const auto kept_savings = model::cost_model_of(c.scheme).kept_savings) {
     const Workload workload = c.exact ? Workload::linear_pair : Workload::block;
@@ -129,7 +133,8 @@ void print_run(const RunResult& run, std::FILE* out) {
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
              run.backward_seconds * 1e3,
-             run.comm_match ? "" : ": the communication differs from the model");
+             run.comm_match ? (run.kept_match ? "" : ": the kept bytes differ from the model")
+                            : ": the communication differs from the model");
   std::fflush(out);
 }
 
@@ -198,6 +203,8 @@ nlohmann::json to_json(const RunResult& run) {
       {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}},
       {"saved_bytes", run.saved_bytes},
       {"saved_bytes_model", run.saved_bytes_model},
+      {"kept_match", run.kept_match},
+      {"kept_mismatch_ranks", run.kept_mismatch_ranks},
       {"checker_faults", run.checker_faults}};
 }
 

@@ -5,7 +5,7 @@
 namespace tplab::verify {
 
 FaultyComm::FaultyComm(Comm& inner, Fault fault)
-    : ForwardingComm(inner), shared_(std::make_shared<Shared>(Shared{std::move(fault), {}})) {}
+    : ForwardingComm(inner), shared_(std::make_shared<Shared>(Shared{std::move(fault), {}, {}})) {}
 
 FaultyComm::FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<Shared> shared)
     : ForwardingComm(std::move(owned)), shared_(std::move(shared)) {}
@@ -32,6 +32,9 @@ std::unique_ptr<DeviceInterval> FaultyComm::run(const CollectiveCall& call) {
     if (rank() == f.rank) write_first_element(call.out, quiet_nan_bytes(call.out.dtype()));
   } else if (f.action == Fault::Action::as_max) {
     inner().run({call.collective, call.in, call.out, ReduceOp::max, call.root});
+  } else if (f.action == Fault::Action::hoard) {
+    inner().run(call);
+    shared_->hoarded = call.out;
   } else if (f.action == Fault::Action::next_root) {
     inner().run({call.collective, call.in, call.out, call.op, (call.root + 1) % size()});
   }

@@ -1,6 +1,7 @@
-// FaultyComm: a Comm that forwards to a real one but drops, repeats, poisons or alters one
-// chosen collective, to prove that verify notices a missing collective, one too many, a NaN
-// that reaches one rank, and another reduction or root than the layer's.
+// FaultyComm: a Comm that forwards to a real one but drops, repeats, poisons, alters or holds
+// on to one chosen collective, to prove that verify notices a missing collective, one too
+// many, a NaN that reaches one rank, another reduction or root than the layer's, and storage
+// kept from forward for backward that the model does not keep.
 #pragma once
 
 #include <map>
@@ -20,6 +21,7 @@ struct Fault {
     poison,     ///< it runs, then the first element of its result is a NaN on `rank` alone
     as_max,     ///< it runs as a max where the caller asked for a sum (an all_reduce)
     next_root,  ///< it runs from the next rank of the group, not the root the caller named
+    hoard,      ///< it runs, and its result is held on to, as by a layer that keeps it unsaid
   };
   std::string group;
   int index = 0;
@@ -44,6 +46,7 @@ class FaultyComm final : public ForwardingComm {
   struct Shared {
     Fault fault;
     std::map<std::string, int> seen;  // calls of the fault's collective so far, per group ("" all)
+    Tensor hoarded;                   // the result a hoard holds on to, as long as this lives
   };
   FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<Shared> shared);
   /// Whether this call of `collective` is the faulty one.
