@@ -9,15 +9,18 @@
 namespace tplab::model {
 namespace {
 
-using Key = std::tuple<std::string, Collective>;
+using Key = std::tuple<std::string, Collective, ReduceOp, int>;
 
-/// Joins measured and predicted rows; the result is ordered by group, then collective.
+/// Joins measured and predicted rows; the result is ordered by group, collective, reduction,
+/// then root.
 std::vector<CommComparison> join(const std::vector<CollectiveCount>& measured,
                                  const std::vector<PredictedCollective>& predicted) {
   std::map<Key, CommComparison> rows;
   for (const CollectiveCount& c : measured) {
-    CommComparison& row = rows[{c.group, c.collective}];
+    CommComparison& row = rows[{c.group, c.collective, c.op, c.root}];
     row.collective = c.collective;
+    row.op = c.op;
+    row.root = c.root;
     row.group = c.group;
     row.group_size = c.group_size;
     row.calls += c.calls;
@@ -27,8 +30,10 @@ std::vector<CommComparison> join(const std::vector<CollectiveCount>& measured,
     row.seconds += c.seconds;
   }
   for (const PredictedCollective& p : predicted) {
-    CommComparison& row = rows[{p.group, p.collective}];
+    CommComparison& row = rows[{p.group, p.collective, p.op, p.root}];
     row.collective = p.collective;
+    row.op = p.op;
+    row.root = p.root;
     row.group = p.group;
     row.model_group_size = p.group_size;
     row.model_calls += p.calls;

@@ -9,11 +9,17 @@
 
 namespace tplab::model {
 
-/// One collective on one group: what the counters measured beside what the model predicts.
-/// A row the other side lacks has zeros there.
+/// One collective on one group, with one reduction from one root: what the counters measured
+/// beside what the model predicts. A row the other side lacks has zeros there, so a sum where
+/// the model predicts a max, or a broadcast from another root, is two rows that both differ.
 struct CommComparison {
   /// The collective compared.
   Collective collective = Collective::all_reduce;
+  /// Its reduction (sum where it reduces nothing) and root (kNoRoot where it has none).
+  ///@{
+  ReduceOp op = ReduceOp::sum;
+  int root = kNoRoot;
+  ///@}
   /// The group's name, as the scheme's grid calls it ("tp", "row", ...).
   std::string group;
   int group_size = 0;         ///< measured (0 when nothing was measured)
@@ -37,7 +43,7 @@ struct CommComparison {
 
 /// A rank's collectives of one run against the model, per phase and in total.
 struct CommCheck {
-  /// The rows of forward and of backward, one per collective and group.
+  /// The rows of forward and of backward, one per collective, reduction, root and group.
   ///@{
   std::vector<CommComparison> forward, backward;  ///< one row per collective and group
   std::vector<CommComparison> total;              ///< forward + backward per collective and group

@@ -14,8 +14,9 @@
 ///            dX = dY W^T:     q broadcasts on column of W(t,j) [in/q, out/q]  -> in out / q
 ///                             q reduces on row of dX(i,t) [r, in/q]           -> r in
 /// Every rank takes part in every broadcast and reduce of its row and column (as root or not),
-/// so the counts are the same on every rank. Q, K and V read the same input but are separate
-/// linears: each broadcasts it again.
+/// so the counts are the same on every rank. Step t's broadcasts and reduce have root t, the
+/// t-th rank of the group: each of the q roots sends (or receives) 1/q of every row above. Q, K and
+/// V read the same input but are separate linears: each broadcasts it again.
 ///
 /// ---- one LayerNorm (parallel/layers/layernorm.cpp) with its features split over the row
 ///   forward:  2 all_reduces on row of [r] (sum of x, then of squared deviations)  -> 2 r
@@ -50,20 +51,23 @@ namespace tplab::model {
 RankCost mesh_cost(const BlockShape& shape, int q, std::int64_t batch, Workload workload) {
   const WorkloadSums w = workload_sums(shape, workload);
   const std::int64_t h = shape.h;
-  const std::int64_t r = batch * shape.s;                               // token rows per rank
-  const std::int64_t steps = static_cast<std::int64_t>(w.linears) * q;  // SUMMA steps, all linears
+  const std::int64_t r = batch * shape.s;  // token rows per rank
   RankCost cost;
   PhaseComm& fwd = cost.comm.forward;
   PhaseComm& bwd = cost.comm.backward;
 
-  fwd.add(Collective::broadcast, "row", q, steps, r * w.in);          // X(i,t)
-  fwd.add(Collective::broadcast, "column", q, steps, w.weights / q);  // W(t,j)
+  // step t of every linear's SUMMA, from root t: a block [r, in/q] on the row, [in/q, out/q]
+  // on the column
+  const std::int64_t on_row = r * w.in / q, on_column = w.weights / (q * q);
+  for (int t = 0; t < q; ++t) {
+    fwd.add_rooted(Collective::broadcast, "row", q, t, w.linears, on_row);        // X(i,t)
+    fwd.add_rooted(Collective::broadcast, "column", q, t, w.linears, on_column);  // W(t,j)
+    bwd.add_rooted(Collective::broadcast, "row", q, t, w.linears, on_row);        // X(i,t), dW
+    bwd.add_rooted(Collective::reduce, "column", q, t, w.linears, on_column);     // dW(t,j)
+    bwd.add_rooted(Collective::broadcast, "column", q, t, w.linears, on_column);  // W(t,j), dX
+    bwd.add_rooted(Collective::reduce, "row", q, t, w.linears, on_row);           // dX(i,t)
+  }
   fwd.add(Collective::all_reduce, "row", q, 2 * w.layernorms, 2 * w.layernorms * r);
-
-  bwd.add(Collective::broadcast, "row", q, steps, r * w.in);          // X(i,t) for dW
-  bwd.add(Collective::reduce, "column", q, steps, w.weights / q);     // dW(t,j)
-  bwd.add(Collective::broadcast, "column", q, steps, w.weights / q);  // W(t,j) for dX
-  bwd.add(Collective::reduce, "row", q, steps, r * w.in);             // dX(i,t)
   bwd.add(Collective::all_reduce, "column", q, w.linears + w.layernorms,
           w.out / q + w.layernorms * 2 * h / q);  // db, dgamma and dbeta
   bwd.add(Collective::all_reduce, "row", q, w.layernorms, w.layernorms * 2 * r);

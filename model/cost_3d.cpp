@@ -56,7 +56,8 @@
 /// [m/q, in/q] (X alone when regathering); each linear's W~ [in/q, out/q] (none when
 /// regathering); q, k, v and the probabilities of the attention window; the pre-GELU hidden
 /// [m/q^2, 4h/q]. A window that cuts sequences covers them whole, so it differs from rank to
-/// rank: the largest is counted.
+/// rank: each rank's is counted for that rank (activation_elements_by_rank), the largest in
+/// activation_elements.
 #include "cost_3d.hpp"
 
 #include <algorithm>
@@ -72,16 +73,29 @@ struct Sublayer3D {
   std::int64_t in, out, in2, out2;
 };
 
-/// The rows of the largest attention window: the whole sequences that rank r's block of
-/// `rows` token rows touches (as TokenBlockAttention computes it), over the q^2 token blocks.
-std::int64_t largest_window(std::int64_t rows, std::int64_t s, std::int64_t blocks) {
-  std::int64_t largest = 0;
-  for (std::int64_t r = 0; r < blocks; ++r) {
-    const std::int64_t first = r * rows / s * s;
-    const std::int64_t end = ((r + 1) * rows - 1) / s * s + s;
-    largest = std::max(largest, end - first);
+/// The rows of token block `block`'s attention window: the whole sequences its `rows` token
+/// rows touch (as TokenBlockAttention computes it).
+std::int64_t window_of(std::int64_t block, std::int64_t rows, std::int64_t s) {
+  const std::int64_t first = block * rows / s * s;
+  const std::int64_t end = ((block + 1) * rows - 1) / s * s + s;
+  return end - first;
+}
+
+/// What the block's LayerNorms, attention and MLP keep on each world rank, beside the linears'
+/// `linears_kept`: LayerNorms' xhat and 1/std; q, k, v and the probabilities of the rank's
+/// window; the pre-GELU hidden. Rank i + q (j + q k) holds token block j q + k of
+/// output_weight (parallel/grid/grid_3d.cpp), whose window sets its share.
+std::vector<std::int64_t> block_kept_by_rank(const BlockShape& shape, int q,
+                                             std::int64_t linears_kept) {
+  const std::int64_t q2 = static_cast<std::int64_t>(q) * q, h = shape.h, s = shape.s;
+  const std::int64_t rows = shape.tokens() / q2;
+  std::vector<std::int64_t> kept;
+  for (std::int64_t r = 0; r < q2 * q; ++r) {
+    const std::int64_t window = window_of(r / q % q * q + r / q2, rows, s);
+    kept.push_back(linears_kept + 2 * (rows * h / q + rows) + 3 * window * h / q +
+                   window * (shape.heads / q) * s + rows * 4 * h / q);
   }
-  return largest;
+  return kept;
 }
 
 }  // namespace
@@ -129,14 +143,17 @@ RankCost cost_3d(const BlockShape& shape, int q, bool regather, Workload workloa
   bwd.add(Collective::all_reduce, "input_weight", plane, layernorms, 2 * layernorms * h / q);
 
   if (workload == Workload::block) {
-    const std::int64_t window = largest_window(rows, s, q2);
+    std::int64_t window = 0;
+    for (std::int64_t block = 0; block < q2; ++block) {
+      window = std::max(window, window_of(block, rows, s));
+    }
     if (window != rows) {
       fwd.add(Collective::all_gather, "output_weight", plane, 2, 2 * m * h / q);
       bwd.add(Collective::reduce_scatter, "output_weight", plane, 2, 2 * m * h / q);
     }
-    // LayerNorms' xhat and 1/std; q, k, v and the probabilities of the window; pre-GELU hidden
-    kept += 2 * (rows * h / q + rows) + 3 * window * h / q + window * (shape.heads / q) * s +
-            rows * 4 * h / q;
+    cost.activation_elements_by_rank = block_kept_by_rank(shape, q, kept);
+    kept = *std::max_element(cost.activation_elements_by_rank.begin(),
+                             cost.activation_elements_by_rank.end());
   }
   cost.activation_elements = kept;
 

@@ -92,7 +92,10 @@ nlohmann::json to_json(const Projection& p) {
   }
   nlohmann::json collectives = nlohmann::json::array();
   for (const TimedCollective& t : p.collectives) {
-    collectives.push_back({{"collective", collective_name(t.row.collective)},
+    const Collective c = t.row.collective;
+    collectives.push_back({{"collective", collective_name(c)},
+                           {"op", reduces(c) ? nlohmann::json(reduce_op_name(t.row.op)) : nullptr},
+                           {"root", rooted(c) ? nlohmann::json(t.row.root) : nullptr},
                            {"group", t.row.group},
                            {"group_size", t.row.group_size},
                            {"calls", t.row.calls},

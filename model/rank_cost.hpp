@@ -28,7 +28,7 @@ struct GroupLayout {
 };
 
 /// The model of one rank: every rank of the schemes here does the same amount of work and
-/// communication, so one rank stands for all.
+/// communication, so one rank stands for all (but for what 3D keeps, which may differ).
 struct RankCost {
   std::string grid;                     ///< the grid, as Scheme::describe_grid says it
   CommPrediction comm;                  ///< one forward and one backward
@@ -36,8 +36,17 @@ struct RankCost {
   /// Elements forward keeps for backward on this rank: the tensors tplab's layers keep
   /// (LayerNorm's xhat and 1/std, each linear's input, q, k, v and the attention probabilities,
   /// the MLP's pre- and post-GELU activations). Temporaries that die within a layer are not
-  /// counted.
+  /// counted. Where ranks keep different amounts (3D windows that cut sequences), the most.
   std::int64_t activation_elements = 0;
+  /// What each world rank keeps, where ranks differ; empty where every rank keeps
+  /// activation_elements.
+  std::vector<std::int64_t> activation_elements_by_rank;
+  /// What world rank `rank` keeps for backward.
+  std::int64_t activation_elements_of(int rank) const {
+    return activation_elements_by_rank.empty()
+               ? activation_elements
+               : activation_elements_by_rank.at(static_cast<std::size_t>(rank));
+  }
   std::vector<GroupLayout> groups;  ///< the grid's groups of more than one rank
 };
 

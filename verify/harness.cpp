@@ -6,13 +6,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include "attention_scores.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "kept_bytes.hpp"
 #include "layers/finite_check.hpp"
 #include "problem.hpp"
 #include "rank_cost.hpp"
+#include "rank_verdict.hpp"
 
 namespace tplab::verify {
 namespace {
@@ -81,8 +84,44 @@ double replica_difference(Comm& world, const std::vector<double>& mine,
   const double* a = all.data_as<double>() + first * largest;
   const double* b = all.data_as<double>() + other * largest;
   double worst = 0;
-  for (std::int64_t i = 0; i < largest; ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  for (std::int64_t i = 0; i < largest; ++i) {
+    const double d = std::abs(a[i] - b[i]);
+    if (!(d <= worst)) worst = d;  // a NaN is kept, where std::max drops it
+  }
   return worst;
+}
+
+/// Every element of `t`, read back from `device` as f64.
+std::vector<double> read_back(Device& device, const Tensor& t) {
+  std::vector<double> values(static_cast<std::size_t>(t.numel()));
+  device.download(t, values);
+  return values;
+}
+
+/// The largest of every rank's `bytes`; a value that arrives broken is a fault of `verdict`
+/// (and 0 is returned).
+std::size_t most_over_ranks(Comm& world, std::size_t bytes, RankVerdict& verdict) {
+  CpuDevice host;
+  Tensor most = host.empty({1}, DType::f64);
+  host.fill(most, static_cast<double>(bytes));
+  world.all_reduce(most, ReduceOp::max);
+  const double value = most.data_as<double>()[0];
+  if (std::isfinite(value) && value >= 0) return static_cast<std::size_t>(value);
+  verdict.faults.push_back(fmt::format("the kept bytes reduced over the ranks are {}", value));
+  return 0;
+}
+
+/// This rank's verdict on the tensors it merged, with every fault in their findings.
+RankVerdict tensors_verdict(const std::vector<TensorCheck>& tensors) {
+  RankVerdict v;
+  v.checks_pass = true;
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    v.checks_pass = v.checks_pass && tensors[t].pass;
+    if (tensors[t].checker_fault.empty()) continue;
+    if (v.first_faulty_tensor < 0) v.first_faulty_tensor = static_cast<int>(t);
+    v.faults.push_back(fmt::format("{}: {}", tensors[t].name, tensors[t].checker_fault));
+  }
+  return v;
 }
 
 }  // namespace
@@ -139,7 +178,7 @@ std::vector<TensorCheck> compare_shards(Comm& world, const std::vector<ShardToCh
     std::vector<std::uint64_t> rank_hashes;
     for (int r = 0; r < world.size(); ++r) {
       const auto mine = blocks.begin() + r;
-      merge(merged, packed_of(r), std::find(blocks.begin(), mine, *mine) == mine);
+      merge(merged, packed_of(r), std::find(blocks.begin(), mine, *mine) == mine, r);
       rank_hashes.push_back(packed_hash(packed_of(r)));
     }
     merged.fingerprint = fingerprint_of(rank_hashes);
@@ -221,12 +260,17 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
 
   counters.reset();
   device.synchronize();  // a GPU may still be uploading; time the forward pass alone
+  const KeptBytesProbe probe(device, mine.x);
   auto start = Clock::now();
-  const Tensor y = module->forward(mine.x);
+  Tensor y = module->forward(mine.x);
   device.synchronize();
   result.forward_seconds = seconds_since(start);
   result.comm_forward = counters.snapshot();
-  const std::size_t saved_bytes = module->saved_bytes();
+  // y read back, then only the module's own handles left: what is live is what it keeps
+  std::map<std::string, std::vector<double>> got{{"y", read_back(device, y)}};
+  y = Tensor();
+  mine.x = Tensor();
+  result.saved_bytes = probe.kept_bytes();
 
   counters.reset();
   start = Clock::now();
@@ -237,19 +281,21 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   result.comm = model::check_comm(result.comm_forward, result.comm_backward, predicted);
 
   TensorMap outputs = module->gradients();
-  outputs.emplace("y", y);
   outputs.emplace("dx", dx);
+  for (const auto& [name, tensor] : outputs) got.emplace(name, read_back(device, tensor));
 
   // Compare shards locally, then let every rank merge every rank's findings.
   const Tolerance tolerance = tolerance_for(config.dtype, config.exact);
   std::vector<ShardToCheck> shards;
   for (const std::string& name : checked_tensors(workload)) {
-    const auto found = outputs.find(name);
-    check(found != outputs.end(), fmt::format("scheme {} produced no '{}'", config.scheme, name));
-    ShardToCheck shard{name, &reference.at(name), &find_placement(placements, name),
-                       {},   tolerance,           rms(reference.at(name).values)};
-    shard.got.resize(static_cast<std::size_t>(found->second.numel()));
-    device.download(found->second, shard.got);
+    const auto found = got.find(name);
+    check(found != got.end(), fmt::format("scheme {} produced no '{}'", config.scheme, name));
+    ShardToCheck shard{name,
+                       &reference.at(name),
+                       &find_placement(placements, name),
+                       std::move(found->second),
+                       tolerance,
+                       rms(reference.at(name).values)};
     if (const ZeroGradient* zero = zero_gradient(name); zero != nullptr && !config.exact) {
       shard.scale = rms(reference.at(std::string(zero->scale_from)).values);
       shard.tolerance.max_rel_l2 = INFINITY;
@@ -257,27 +303,24 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
     shards.push_back(std::move(shard));
   }
   result.tensors = compare_shards(world, shards);
-  result.pass = true;
-  for (const TensorCheck& c : result.tensors) result.pass = result.pass && c.pass;
-
-  CpuDevice host;
-  Tensor most_saved = host.empty({1}, DType::f64);
-  host.fill(most_saved, static_cast<double>(saved_bytes));
-  world.all_reduce(most_saved, ReduceOp::max);
-  result.saved_bytes = static_cast<std::size_t>(most_saved.data_as<double>()[0]);
+  RankVerdict mine_verdict = tensors_verdict(result.tensors);
+  mine_verdict.comm_match = result.comm.match;
   result.saved_bytes_model =
       static_cast<std::size_t>(cost.activation_elements) * dtype_size(config.dtype);
+  mine_verdict.kept_match =
+      result.saved_bytes ==
+      static_cast<std::size_t>(cost.activation_elements_of(rank)) * dtype_size(config.dtype);
+  result.saved_bytes = most_over_ranks(world, result.saved_bytes, mine_verdict);
 
-  // Every rank checked its own collectives; gather the verdicts so that every rank knows.
-  Tensor verdict = host.empty({1}, DType::f64);
-  verdict.data_as<double>()[0] = result.comm.match ? 1.0 : 0.0;
-  Tensor verdicts = host.empty({world.size()}, DType::f64);
-  world.all_gather(verdict, verdicts);
-  for (int r = 0; r < world.size(); ++r) {
-    if (verdicts.data_as<double>()[r] == 0.0) result.comm_mismatch_ranks.push_back(r);
-  }
+  // Every rank checked its own collectives and kept bytes and merged the findings; agree on
+  // the verdict.
+  const AgreedVerdict agreed = agree_on_verdict(world, mine_verdict, checked_tensors(workload));
+  result.comm_mismatch_ranks = agreed.comm_mismatch_ranks;
+  result.kept_mismatch_ranks = agreed.kept_mismatch_ranks;
+  result.checker_faults = agreed.faults;
   result.comm_match = result.comm_mismatch_ranks.empty();
-  result.pass = result.pass && result.comm_match;
+  result.kept_match = result.kept_mismatch_ranks.empty();
+  result.pass = agreed.pass;
   return result;
 }
 

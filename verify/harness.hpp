@@ -70,10 +70,20 @@ struct RunResult {
   ///@{
   double forward_seconds = 0, backward_seconds = 0;
   ///@}
-  std::size_t saved_bytes = 0;  ///< kept from forward for backward, on the rank that keeps most
-  /// The same as the cost model predicts it (RankCost::activation_elements in this dtype).
+  /// Kept from forward for backward, measured (KeptBytesProbe), on the rank that keeps most.
+  std::size_t saved_bytes = 0;
+  /// The same as the cost model predicts it, for the rank that keeps most
+  /// (RankCost::activation_elements in this dtype); each rank's measurement is checked against
+  /// the model's for that rank (RankCost::activation_elements_of).
   std::size_t saved_bytes_model = 0;
-  bool pass = false;  ///< every tensor passes and comm_match
+  /// Every rank keeps exactly what the model predicts; a run where one keeps more or less fails.
+  bool kept_match = false;
+  std::vector<int> kept_mismatch_ranks;  ///< the ranks that keep other than the model's bytes
+  /// Values of the checker's own data that arrived broken, on any rank: a NaN among the
+  /// findings, byte counts or verdicts the ranks gathered or reduced. Any one fails the run.
+  std::vector<std::string> checker_faults;
+  /// Every tensor passes on every rank, comm_match, kept_match, and no checker_faults.
+  bool pass = false;
 };
 
 /// One tensor a rank compares with the reference: its shard, as the placement cuts it.

@@ -17,8 +17,8 @@ std::string describe_comm(const std::vector<CollectiveCount>& counts) {
   std::string text;
   for (const auto& c : counts) {
     if (!text.empty()) text += "; ";
-    text += fmt::format("{} x{} on {}({}) {} elements", collective_name(c.collective), c.calls,
-                        c.group, c.group_size, c.elements);
+    text += fmt::format("{} x{} on {}({}) {} elements", collective_form(c.collective, c.op, c.root),
+                        c.calls, c.group, c.group_size, c.elements);
   }
   return text;
 }
@@ -56,8 +56,8 @@ void print_comm_check(const RunResult& run, std::FILE* out) {
       fmt::print(out,
                  "    {} {} on {}: measured {} calls, {} elements on {} ranks; model {} calls, {} "
                  "elements on {} ranks\n",
-                 phase, collective_name(r.collective), r.group, r.calls, r.elements, r.group_size,
-                 r.model_calls, r.model_elements, r.model_group_size);
+                 phase, collective_form(r.collective, r.op, r.root), r.group, r.calls, r.elements,
+                 r.group_size, r.model_calls, r.model_elements, r.model_group_size);
     }
   }
 }
@@ -76,7 +76,9 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
              "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
   for (const TensorCheck& t : tensors) {
     std::string verdict = t.pass ? "ok" : "FAIL";
-    if (!t.replicas_differ.empty()) {
+    if (!t.checker_fault.empty()) {
+      verdict += fmt::format("  findings arrived broken: {}", t.checker_fault);
+    } else if (!t.replicas_differ.empty()) {
       verdict +=
           fmt::format("  replicas differ: {}, but rank {} differs from rank {} by up to {:.3g}",
                       t.replicas_differ, t.replica_other, t.replica_first, t.replica_difference);
@@ -118,11 +120,15 @@ void print_run(const RunResult& run, std::FILE* out) {
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
+  const std::string kept_verdict =
+      run.kept_match
+          ? "match"
+          : fmt::format("MISMATCH on rank{} {}", run.kept_mismatch_ranks.size() > 1 ? "s" : "",
+                        fmt::join(run.kept_mismatch_ranks, ","));
   fmt::print(out,
-             "  kept from forward for backward: {} bytes on the rank that keeps most, model {} "
-             "({}){}\n",
-             run.saved_bytes, run.saved_bytes_model,
-             run.saved_bytes == run.saved_bytes_model ? "equal" : "differs",
+             "  kept from forward for backward (measured on the device): {} bytes on the rank "
+             "that keeps most, model {}: {}{}\n",
+             run.saved_bytes, run.saved_bytes_model, kept_verdict,
              c.options.regather ? " (gathered copies dropped, gathered again)" : "");
   if (const auto kept_savings = model::cost_model_of(c.scheme).kept_savings) {
     const Workload workload = c.exact ? Workload::linear_pair : Workload::block;
@@ -132,10 +138,14 @@ void print_run(const RunResult& run, std::FILE* out) {
                savings.compared_with, savings.formula);
   }
   print_comm_check(run, out);
+  for (const std::string& fault : run.checker_faults) {
+    fmt::print(out, "  checker's data broken: {}\n", fault);
+  }
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
              run.backward_seconds * 1e3,
-             run.comm_match ? "" : ": the communication differs from the model");
+             run.comm_match ? (run.kept_match ? "" : ": the kept bytes differ from the model")
+                            : ": the communication differs from the model");
   std::fflush(out);
 }
 
@@ -143,6 +153,8 @@ nlohmann::json comm_json(const std::vector<model::CommComparison>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : rows) {
     out.push_back({{"collective", collective_name(c.collective)},
+                   {"op", reduces(c.collective) ? nlohmann::json(reduce_op_name(c.op)) : nullptr},
+                   {"root", rooted(c.collective) ? nlohmann::json(c.root) : nullptr},
                    {"group", c.group},
                    {"group_size", c.group_size},
                    {"calls", c.calls},
@@ -203,7 +215,10 @@ nlohmann::json to_json(const RunResult& run) {
        {{"forward", comm_json(run.comm.forward)}, {"backward", comm_json(run.comm.backward)}}},
       {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}},
       {"saved_bytes", run.saved_bytes},
-      {"saved_bytes_model", run.saved_bytes_model}};
+      {"saved_bytes_model", run.saved_bytes_model},
+      {"kept_match", run.kept_match},
+      {"kept_mismatch_ranks", run.kept_mismatch_ranks},
+      {"checker_faults", run.checker_faults}};
 }
 
 namespace {

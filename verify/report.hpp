@@ -29,12 +29,14 @@ void print_summary(const nlohmann::json& runs, std::FILE* out);
 
 /// {"scheme", "np", "grid", "backend", "dtype", "exact", "regather", "shape": {...}, "pass",
 ///  "tensors": [...], "comm": [...], "comm_match", "comm_mismatch_ranks", "comm_phases":
-///  {"forward": [...], "backward": [...]}, "seconds": {...}, "saved_bytes"}; "comm" holds
-///  forward + backward per collective and group, each phase of "comm_phases" the same rows for
-///  that phase alone.
+///  {"forward": [...], "backward": [...]}, "seconds": {...}, "saved_bytes" (measured),
+///  "saved_bytes_model", "kept_match", "kept_mismatch_ranks", "checker_faults"}; "comm" holds
+///  forward + backward per collective and group, each phase of "comm_phases" the same rows for that
+///  phase alone.
 nlohmann::json to_json(const RunResult& run);
 
-/// Collectives against the model as JSON rows: "collective", "group", "group_size", "calls",
+/// Collectives against the model as JSON rows: "collective", "op" (the reduction, null where it
+/// reduces nothing), "root" (null where it has none), "group", "group_size", "calls",
 /// "elements", "bytes", "bus_elements", "seconds" (measured), "model_group_size",
 /// "model_calls", "model_elements", "match".
 nlohmann::json comm_json(const std::vector<model::CommComparison>& rows);

@@ -1,8 +1,11 @@
 #include "tensor_check.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -26,6 +29,36 @@ std::uint64_t fnv1a(std::uint64_t h, std::uint64_t word) {
     h *= 0x100000001b3ull;
   }
   return h;
+}
+
+/// The packed fields, in pack()'s order, by the names a message gives them.
+constexpr std::array<const char*, kCheckFields> kFieldNames = {"max_abs",
+                                                               "sum of squared differences",
+                                                               "sum of squared references",
+                                                               "share",
+                                                               "worst index",
+                                                               "worst value",
+                                                               "worst reference",
+                                                               "NaN/Inf count",
+                                                               "first NaN/Inf index",
+                                                               "hash (high half)",
+                                                               "hash (low half)"};
+
+/// An error measure that grows past every double has overflowed to +Inf and fails the tensor
+/// as it should; every other field is finite in findings that arrived intact.
+bool may_be_infinite(std::size_t field) {
+  return field == 0 || field == 1 || field == 3;
+}
+
+/// The first field of `packed` that no intact findings hold, in words; empty when all are.
+std::string broken_field(std::span<const double> packed, int from) {
+  for (std::size_t f = 0; f < kCheckFields; ++f) {
+    const double v = packed[f];
+    if (std::isnan(v) || (std::isinf(v) && !(may_be_infinite(f) && v > 0))) {
+      return fmt::format("rank {}'s {} is {}", from, kFieldNames[f], v);
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -109,7 +142,11 @@ std::uint64_t packed_hash(std::span<const double> p) {
   return (static_cast<std::uint64_t>(p[9]) << 32) | static_cast<std::uint64_t>(p[10]);
 }
 
-void merge(TensorCheck& c, std::span<const double> p, bool first_holder) {
+void merge(TensorCheck& c, std::span<const double> p, bool first_holder, int from) {
+  if (std::string broken = broken_field(p, from); !broken.empty()) {
+    if (c.checker_fault.empty()) c.checker_fault = std::move(broken);
+    return;
+  }
   c.max_abs = std::max(c.max_abs, p[0]);
   if (first_holder) {
     c.sum_sq_diff += p[1];
@@ -136,9 +173,11 @@ void finish(TensorCheck& c) {
   if (std::isfinite(c.max_rel_l2)) {
     l2_share = c.max_rel_l2 > 0 ? c.rel_l2 / c.max_rel_l2 : (c.rel_l2 > 0 ? INFINITY : 0.0);
   }
-  c.share = std::max(c.share, l2_share);
-  if (c.nonfinite > 0) c.share = INFINITY;  // no tolerance holds a NaN or an Inf
-  c.pass = c.nonfinite == 0 && c.share <= 1.0 && c.replicas_differ.empty();
+  if (!(l2_share <= c.share)) c.share = l2_share;  // a NaN is kept, where std::max drops it
+  // no tolerance holds a NaN or an Inf, nor sums that lost their meaning
+  if (c.nonfinite > 0 || std::isnan(c.share)) c.share = INFINITY;
+  c.pass =
+      c.nonfinite == 0 && c.share <= 1.0 && c.replicas_differ.empty() && c.checker_fault.empty();
 }
 
 }  // namespace tplab::verify

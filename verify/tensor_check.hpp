@@ -48,6 +48,10 @@ struct TensorCheck {
   /// caller knows the placement: "Y[3, 17] (block rows 0..7, cols 16..31, held by rank 1)".
   /// The lessons set it; empty, the table names the row-major index instead.
   std::string worst_where;
+  /// Empty, or what arrived broken in the findings the ranks gathered: a NaN in any field, or
+  /// an Inf where no error measure can hold one ("rank 1's max_abs is nan"). The checker's own
+  /// data then says nothing, and the tensor fails.
+  std::string checker_fault;
 
   std::uint64_t hash = 0;  ///< of this rank's shard's bits (kept by merging)
   /// Of every rank's shard's bits, in rank order: two runs that computed the same bits
@@ -74,14 +78,17 @@ double rms(const std::vector<double>& values);
 inline constexpr std::size_t kCheckFields = 11;
 /// The fields of `c` another rank needs to merge it, as doubles.
 std::array<double, kCheckFields> pack(const TensorCheck& c);
-/// Folds another rank's packed check into `c`. The largest error, share and the first NaN or
+/// Folds rank `from`'s packed check into `c`. The largest error, share and the first NaN or
 /// Inf are taken over every rank; the sums behind rel_l2 and the count of NaN or Inf only from
 /// `first_holder`s, the first rank that holds each block, so that a block replicated on k
-/// ranks counts once, not k times.
-void merge(TensorCheck& c, std::span<const double> packed, bool first_holder);
+/// ranks counts once, not k times. A packed field that is NaN, or infinite where only an
+/// error measure (max_abs, the sum of squared differences, the share) may overflow, sets
+/// checker_fault instead of being folded in, where a comparison would silently drop it.
+void merge(TensorCheck& c, std::span<const double> packed, bool first_holder, int from);
 /// The hash a packed check carries.
 std::uint64_t packed_hash(std::span<const double> packed);
-/// Sets rel_l2, share and pass from the merged sums (and the replica comparison).
+/// Sets rel_l2, share and pass from the merged sums (and the replica comparison). A NaN in
+/// the sums fails the tensor; so does a checker_fault.
 void finish(TensorCheck& c);
 
 /// FNV-1a over the bits of the values: equal hashes mean bitwise-equal replicas.

@@ -166,9 +166,9 @@ void print_projection(const model::Projection& p, bool detail) {
   if (!detail) return;
   for (const model::TimedCollective& t : p.collectives) {
     fmt::print("  {:>24} {} on {}({}) {}: {} calls, {} elements, {:.3f} + {:.3f} ms\n", "",
-               collective_name(t.row.collective), t.row.group, t.row.group_size,
-               t.inter_node ? "across nodes" : "within a node", t.row.calls, t.row.elements,
-               t.time.latency_s * 1e3, t.time.bandwidth_s * 1e3);
+               collective_form(t.row.collective, t.row.op, t.row.root), t.row.group,
+               t.row.group_size, t.inter_node ? "across nodes" : "within a node", t.row.calls,
+               t.row.elements, t.time.latency_s * 1e3, t.time.bandwidth_s * 1e3);
   }
 }
 

@@ -210,7 +210,7 @@ void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size
                           o.overlap, o.overlap == "on" ? "blocking" : "started");
     fmt::print(
         "\nALL PASS: {} runs, every tensor within tolerance of the reference and every rank's "
-        "communication equal to the cost model's{}\n",
+        "communication and kept bytes equal to the cost model's{}\n",
         series.runs.size(), unchecked);
     return;
   }

@@ -56,10 +56,6 @@ class Attention final : public Sublayer {
     add_linear_gradients(out, "wo", "bo", projection_);
   }
 
-  std::size_t saved_bytes() const override {
-    return copy_to_tp_.saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
-  }
-
  private:
   Device& device_;
   tp1d::CopyToTensorParallelRegion copy_to_tp_;  // f, which keeps A for the weight gradients
@@ -104,10 +100,6 @@ class Block final : public ParallelModule {
     attention_->collect_gradients(out);
     mlp_.collect_gradients(out);
     return out;
-  }
-
-  std::size_t saved_bytes() const override {
-    return ln1_.saved_bytes() + attention_->saved_bytes() + ln2_.saved_bytes() + mlp_.saved_bytes();
   }
 
  private:

@@ -39,7 +39,7 @@ const BlockShape kShapes[] = {{2, 8, 32, 4}, {4, 6, 48, 4}, {12, 4, 72, 12},
 std::vector<PredictedCollective> as_predicted(const std::vector<CollectiveCount>& measured) {
   std::vector<PredictedCollective> out;
   for (const auto& c : measured) {
-    out.push_back({c.collective, c.group, c.group_size, c.calls, c.elements});
+    out.push_back({c.collective, c.op, c.root, c.group, c.group_size, c.calls, c.elements});
   }
   return out;
 }
@@ -47,8 +47,9 @@ std::vector<PredictedCollective> as_predicted(const std::vector<CollectiveCount>
 std::string describe(const std::vector<PredictedCollective>& rows) {
   std::string text;
   for (const auto& r : rows) {
-    text += fmt::format("  {} on {}({}): {} calls, {} elements\n", collective_name(r.collective),
-                        r.group, r.group_size, r.calls, r.elements);
+    text += fmt::format("  {} on {}({}): {} calls, {} elements\n",
+                        collective_form(r.collective, r.op, r.root), r.group, r.group_size, r.calls,
+                        r.elements);
   }
   return text.empty() ? "  none\n" : text;
 }

@@ -26,7 +26,13 @@ using C = Collective;
 
 PredictedCollective row(C c, const char* group, int size, std::int64_t calls,
                         std::int64_t elements) {
-  return {c, group, size, calls, elements};
+  return {c, ReduceOp::sum, kNoRoot, group, size, calls, elements};
+}
+
+/// A broadcast or reduce from `root`.
+PredictedCollective rooted_row(C c, const char* group, int size, int root, std::int64_t calls,
+                               std::int64_t elements) {
+  return {c, ReduceOp::sum, root, group, size, calls, elements};
 }
 
 // ---- hand-computed cases -----------------------------------------------------------------------
@@ -86,21 +92,28 @@ TEST(HandComputed, TwoDimensionalTwoByTwo) {
   // q = 2, b = 2, s = 2 (m = 4, r = m/q = 2 rows per rank), h = 8 (blocks of 4 features).
   // One Linear2D [h, h]: forward broadcasts X(i,t) [2, 4] twice on row (16 elements) and
   // W(t,j) [4, 4] twice on column (32). Six linears: in sums to 9h = 72, so 144 on row;
-  // in x out to 12 h^2 = 768, so 384 on column; 12 calls each.
+  // in x out to 12 h^2 = 768, so 384 on column; 12 calls each, half of them (step t) from
+  // root t.
   const RankCost c = rank_cost("2d", {}, 4, {2, 2, 8, 2}, Workload::block);
   EXPECT_EQ(c.comm.forward.rows(), (std::vector<PredictedCollective>{
-                                       row(C::broadcast, "column", 2, 12, 384),
+                                       rooted_row(C::broadcast, "column", 2, 0, 6, 192),
+                                       rooted_row(C::broadcast, "column", 2, 1, 6, 192),
                                        row(C::all_reduce, "row", 2, 4, 8),  // LN: 2 x 2 x [r]
-                                       row(C::broadcast, "row", 2, 12, 144),
+                                       rooted_row(C::broadcast, "row", 2, 0, 6, 72),
+                                       rooted_row(C::broadcast, "row", 2, 1, 6, 72),
                                    }));
   EXPECT_EQ(c.comm.backward.rows(), (std::vector<PredictedCollective>{
                                         // 6 biases (9h/q = 36) and 2 LayerNorms' [2, 4] (16)
                                         row(C::all_reduce, "column", 2, 8, 52),
-                                        row(C::broadcast, "column", 2, 12, 384),
-                                        row(C::reduce, "column", 2, 12, 384),
+                                        rooted_row(C::broadcast, "column", 2, 0, 6, 192),
+                                        rooted_row(C::broadcast, "column", 2, 1, 6, 192),
+                                        rooted_row(C::reduce, "column", 2, 0, 6, 192),
+                                        rooted_row(C::reduce, "column", 2, 1, 6, 192),
                                         row(C::all_reduce, "row", 2, 2, 8),
-                                        row(C::broadcast, "row", 2, 12, 144),
-                                        row(C::reduce, "row", 2, 12, 144),
+                                        rooted_row(C::broadcast, "row", 2, 0, 6, 72),
+                                        rooted_row(C::broadcast, "row", 2, 1, 6, 72),
+                                        rooted_row(C::reduce, "row", 2, 0, 6, 72),
+                                        rooted_row(C::reduce, "row", 2, 1, 6, 72),
                                     }));
   EXPECT_EQ(c.parameter_elements, 768 / 4 + 13 * 8 / 2);
   // 16 r h / q + (b/q)(n/q) s^2 + 2 r = 128 + 4 + 4
@@ -300,10 +313,10 @@ TEST(Activations, SequenceParallelIsKorthikantiWithoutDropout) {
 // ---- comparing counters with the model
 // -------------------------------------------------------------
 
-TEST(CommCheck, AnExtraAMissingOrAResizedCollectiveIsAMismatch) {
+TEST(CommCheck, AnExtraAMissingAResizedOrAnotherReductionOrRootIsAMismatch) {
   CommPrediction model;
   model.forward.add(C::all_reduce, "tp", 2, 2, 64);
-  const CollectiveCount right{C::all_reduce, "tp", 2, 2, 64, 512, 64, 0.1};
+  const CollectiveCount right{C::all_reduce, ReduceOp::sum, kNoRoot, "tp", 2, 2, 64, 512, 64, 0.1};
   EXPECT_TRUE(check_comm({right}, {}, model).match);
 
   CollectiveCount fewer = right;
@@ -315,6 +328,23 @@ TEST(CommCheck, AnExtraAMissingOrAResizedCollectiveIsAMismatch) {
   CollectiveCount wider = right;
   wider.group_size = 4;
   EXPECT_FALSE(check_comm({wider}, {}, model).match);
+
+  CollectiveCount maximum = right;
+  maximum.op = ReduceOp::max;
+  const CommCheck other_op = check_comm({maximum}, {}, model);
+  EXPECT_FALSE(other_op.match) << "a max where the model predicts a sum";
+  ASSERT_EQ(other_op.forward.size(), 2u) << "a measured row and a predicted one, both unmatched";
+
+  CommPrediction from_root;
+  from_root.forward.add_rooted(C::broadcast, "row", 2, 1, 2, 64);
+  CollectiveCount broadcast = right;
+  broadcast.collective = C::broadcast;
+  broadcast.op = ReduceOp::sum;
+  broadcast.group = "row";
+  broadcast.root = 1;
+  EXPECT_TRUE(check_comm({broadcast}, {}, from_root).match);
+  broadcast.root = 0;
+  EXPECT_FALSE(check_comm({broadcast}, {}, from_root).match) << "a broadcast from another root";
 
   const CommCheck both = check_comm({right}, {right}, model);
   ASSERT_EQ(both.total.size(), 1u);

@@ -1,5 +1,7 @@
 #include "comm/collective.hpp"
 
+#include <fmt/format.h>
+
 namespace tplab {
 
 std::string_view collective_name(Collective c) {
@@ -16,6 +18,27 @@ std::string_view collective_name(Collective c) {
       return "reduce";
   }
   return "?";
+}
+
+std::string_view reduce_op_name(ReduceOp op) {
+  return op == ReduceOp::sum ? "sum" : "max";
+}
+
+std::string collective_form(Collective c, ReduceOp op, int root) {
+  std::string text(collective_name(c));
+  if (reduces(c) && rooted(c))
+    return fmt::format("{}({}, root {})", text, reduce_op_name(op), root);
+  if (reduces(c)) return fmt::format("{}({})", text, reduce_op_name(op));
+  if (rooted(c)) return fmt::format("{}(root {})", text, root);
+  return text;
+}
+
+bool reduces(Collective c) {
+  return c == Collective::all_reduce || c == Collective::reduce_scatter || c == Collective::reduce;
+}
+
+bool rooted(Collective c) {
+  return c == Collective::broadcast || c == Collective::reduce;
 }
 
 double bus_factor(Collective c, int group_size) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace tplab {
@@ -13,8 +14,22 @@ enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduc
 /// Reduction applied by all_reduce (reduce_scatter and reduce always sum).
 enum class ReduceOp { sum, max };
 
+/// The root of a collective that has none (all_reduce, all_gather, reduce_scatter).
+inline constexpr int kNoRoot = -1;
+
 /// "all_reduce", "all_gather", ...
 std::string_view collective_name(Collective c);
+/// "sum", "max".
+std::string_view reduce_op_name(ReduceOp op);
+
+/// The collective with its reduction and root, where it has them, as reports name it:
+/// "all_gather", "all_reduce(max)", "broadcast(root 1)", "reduce(sum, root 0)".
+std::string collective_form(Collective c, ReduceOp op, int root);
+
+/// Whether `c` combines the ranks' data with a ReduceOp: all_reduce, reduce_scatter, reduce.
+bool reduces(Collective c);
+/// Whether `c` has a root, a rank of the group that sends or receives alone: broadcast, reduce.
+bool rooted(Collective c);
 
 /// The factor nccl-tests multiplies the algorithm bandwidth by to get the bus bandwidth: the
 /// share of the logical size N that crosses each rank's link in a ring algorithm.

@@ -4,37 +4,38 @@
 
 namespace tplab {
 
-CollectiveCount& CommCounters::add_call(Collective collective, const std::string& group,
-                                        int group_size, std::int64_t elements, std::int64_t bytes) {
-  auto it = counts_.find(std::tuple<std::string_view, Collective>{group, collective});
+CollectiveCount& CommCounters::add_call(const CountedCall& call) {
+  auto it = counts_.find(std::tuple<std::string_view, Collective, ReduceOp, int>{
+      call.group, call.collective, call.op, call.root});
   if (it == counts_.end()) {
     CollectiveCount first;
-    first.collective = collective;
-    first.group = group;
-    first.group_size = group_size;
-    it = counts_.emplace(std::tuple{group, collective}, std::move(first)).first;
+    first.collective = call.collective;
+    first.op = call.op;
+    first.root = call.root;
+    first.group = call.group;
+    first.group_size = call.group_size;
+    it = counts_
+             .emplace(std::tuple{call.group, call.collective, call.op, call.root}, std::move(first))
+             .first;
   }
   CollectiveCount& c = it->second;
   c.calls += 1;
-  c.elements += elements;
-  c.bytes += bytes;
-  c.bus_elements += static_cast<double>(elements) * bus_factor(collective, group_size);
+  c.elements += call.elements;
+  c.bytes += call.bytes;
+  c.bus_elements +=
+      static_cast<double>(call.elements) * bus_factor(call.collective, call.group_size);
   return c;
 }
 
-void CommCounters::record(Collective collective, const std::string& group, int group_size,
-                          std::int64_t elements, std::int64_t bytes, double seconds,
-                          double exposed_seconds) {
-  CollectiveCount& c = add_call(collective, group, group_size, elements, bytes);
+void CommCounters::record(const CountedCall& call, double seconds, double exposed_seconds) {
+  CollectiveCount& c = add_call(call);
   c.seconds += seconds;
   c.exposed_seconds += exposed_seconds;
 }
 
-void CommCounters::record(Collective collective, const std::string& group, int group_size,
-                          std::int64_t elements, std::int64_t bytes,
-                          std::unique_ptr<DeviceInterval> interval) {
+void CommCounters::record(const CountedCall& call, std::unique_ptr<DeviceInterval> interval) {
   if (unread_.size() >= kMaxUnread) read_intervals();
-  CollectiveCount& c = add_call(collective, group, group_size, elements, bytes);
+  CollectiveCount& c = add_call(call);
   unread_.push_back({&c, std::move(interval)});
 }
 

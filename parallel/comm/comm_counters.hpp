@@ -14,10 +14,16 @@
 
 namespace tplab {
 
-/// The totals of one kind of collective on one group.
+/// The totals of one kind of collective on one group: one reduction, from one root.
 struct CollectiveCount {
   /// The collective.
   Collective collective = Collective::all_reduce;
+  /// The reduction where the collective reduces (all_reduce, reduce_scatter, reduce); sum for
+  /// the others.
+  ReduceOp op = ReduceOp::sum;
+  /// The root, a rank of the group, where the collective has one (broadcast, reduce); kNoRoot
+  /// for the others.
+  int root = kNoRoot;
   std::string group;  ///< the group's name, e.g. "tp", "row", "depth"
   /// Ranks in the group.
   int group_size = 0;
@@ -34,6 +40,21 @@ struct CollectiveCount {
   double exposed_seconds = 0;
 };
 
+/// One call as the counters file it: all but its time.
+struct CountedCall {
+  /// The collective, its reduction and its root (CollectiveCount's op and root).
+  ///@{
+  Collective collective = Collective::all_reduce;
+  ReduceOp op = ReduceOp::sum;
+  int root = kNoRoot;
+  ///@}
+  std::string group;  ///< the group's name
+  /// Ranks in the group.
+  int group_size = 0;
+  std::int64_t elements = 0;  ///< its logical size N
+  std::int64_t bytes = 0;     ///< the same in bytes
+};
+
 /// One rank's record of its collectives. All communicators of a rank share one, so a phase
 /// (forward, backward) can be read and reset in one place. CountingComm fills it.
 ///
@@ -42,15 +63,13 @@ struct CollectiveCount {
 /// total_exposed_seconds()), so that the host need not wait for every collective to time it.
 class CommCounters {
  public:
-  /// Adds one call that moved `elements` (`bytes`) in a group of `group_size`, from its start
-  /// to its completion in `seconds`, `exposed_seconds` of which the caller was blocked.
-  void record(Collective collective, const std::string& group, int group_size,
-              std::int64_t elements, std::int64_t bytes, double seconds, double exposed_seconds);
+  /// Adds one call, which took `seconds` from its start to its completion, `exposed_seconds`
+  /// of which the caller was blocked.
+  void record(const CountedCall& call, double seconds, double exposed_seconds);
   /// Adds one blocking call timed by `interval` on a device's clock: its seconds, exposed ones
   /// too, are the interval's, added when the counters are next read.
-  void record(Collective collective, const std::string& group, int group_size,
-              std::int64_t elements, std::int64_t bytes, std::unique_ptr<DeviceInterval> interval);
-  /// Totals, ordered by group then collective.
+  void record(const CountedCall& call, std::unique_ptr<DeviceInterval> interval);
+  /// Totals, ordered by group, collective, reduction, then root.
   std::vector<CollectiveCount> snapshot() const;
   /// Wall time of every call, start to completion.
   double total_seconds() const;
@@ -72,15 +91,16 @@ class CommCounters {
   static constexpr std::size_t kMaxUnread = 1024;
 
   /// Counts one call in its totals (all but its seconds) and returns them.
-  CollectiveCount& add_call(Collective collective, const std::string& group, int group_size,
-                            std::int64_t elements, std::int64_t bytes);
+  CollectiveCount& add_call(const CountedCall& call);
   /// Adds the seconds of every unread interval to its totals (waits for the device).
   void read_intervals() const;
 
-  // std::less<> finds an entry by (string_view, Collective) without copying the group's name
-  // on every call. Both are mutable because reading the counters reads the device intervals
-  // into them; std::map keeps every entry where it is, so an Unread's pointer stays valid.
-  mutable std::map<std::tuple<std::string, Collective>, CollectiveCount, std::less<>> counts_;
+  // std::less<> finds an entry by (string_view, Collective, ReduceOp, root) without copying the
+  // group's name on every call. Both are mutable because reading the counters reads the device
+  // intervals into them; std::map keeps every entry where it is, so an Unread's pointer stays
+  // valid.
+  mutable std::map<std::tuple<std::string, Collective, ReduceOp, int>, CollectiveCount, std::less<>>
+      counts_;
   mutable std::vector<Unread> unread_;
 };
 

@@ -13,18 +13,17 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// What the counters record of one call, all but its time.
-struct CallSize {
-  Collective collective;
-  std::string group;
-  int group_size;
-  std::int64_t elements;
-  std::int64_t bytes;
-};
-
-CallSize size_of(const CollectiveCall& call, const std::string& group, int group_size) {
+/// What the counters record of one call, all but its time: its reduction only where it
+/// reduces and its root only where it has one, so that the defaults of the others are not
+/// taken for a sum or a root 0.
+CountedCall counted(const CollectiveCall& call, const std::string& group, int group_size) {
   const Tensor& logical = call.logical();
-  return {call.collective, group, group_size, logical.numel(),
+  return {call.collective,
+          reduces(call.collective) ? call.op : ReduceOp::sum,
+          rooted(call.collective) ? call.root : kNoRoot,
+          group,
+          group_size,
+          logical.numel(),
           static_cast<std::int64_t>(logical.bytes())};
 }
 
@@ -33,10 +32,10 @@ CallSize size_of(const CollectiveCall& call, const std::string& group, int group
 class CountedPending final : public PendingTransport {
  public:
   CountedPending(std::unique_ptr<PendingTransport> inner, std::shared_ptr<CommCounters> counters,
-                 CallSize size, Clock::time_point begin, double starting)
+                 CountedCall call, Clock::time_point begin, double starting)
       : inner_(std::move(inner)),
         counters_(std::move(counters)),
-        size_(std::move(size)),
+        call_(std::move(call)),
         begin_(begin),
         starting_(starting) {}
 
@@ -45,14 +44,13 @@ class CountedPending final : public PendingTransport {
     if (inner_) inner_->wait();
     // A transport that completed at once spent its whole time in starting it.
     const double span = inner_ ? seconds_since(begin_) : starting_;
-    counters_->record(size_.collective, size_.group, size_.group_size, size_.elements, size_.bytes,
-                      span, starting_ + seconds_since(waiting));
+    counters_->record(call_, span, starting_ + seconds_since(waiting));
   }
 
  private:
   std::unique_ptr<PendingTransport> inner_;
   std::shared_ptr<CommCounters> counters_;
-  CallSize size_;
+  CountedCall call_;
   Clock::time_point begin_;
   double starting_;
 };
@@ -73,13 +71,10 @@ std::unique_ptr<DeviceInterval> CountingComm::run(const CollectiveCall& call) {
   const auto begin = Clock::now();
   std::unique_ptr<DeviceInterval> on_device = inner().run(call);
   const double seconds = seconds_since(begin);
-  const Tensor& logical = call.logical();
-  const auto bytes = static_cast<std::int64_t>(logical.bytes());
   if (on_device) {
-    counters_->record(call.collective, group(), size(), logical.numel(), bytes,
-                      std::move(on_device));
+    counters_->record(counted(call, group(), size()), std::move(on_device));
   } else {
-    counters_->record(call.collective, group(), size(), logical.numel(), bytes, seconds, seconds);
+    counters_->record(counted(call, group(), size()), seconds, seconds);
   }
   return nullptr;
 }
@@ -90,7 +85,7 @@ std::unique_ptr<PendingTransport> CountingComm::start(const CollectiveCall& call
   std::unique_ptr<PendingTransport> pending = inner().start(call);
   const double starting = seconds_since(begin);
   return std::make_unique<CountedPending>(std::move(pending), counters_,
-                                          size_of(call, group(), size()), begin, starting);
+                                          counted(call, group(), size()), begin, starting);
 }
 
 }  // namespace tplab

@@ -57,7 +57,9 @@ Tensor CpuDevice::empty(const Extents& extents, DType dtype) {
       64, (static_cast<std::size_t>(element_count(extents)) * dtype_size(dtype) + 63) / 64 * 64);
   auto* raw = static_cast<std::byte*>(std::aligned_alloc(64, bytes));
   if (raw == nullptr) throw std::bad_alloc();
-  return Tensor(extents, dtype, DeviceKind::cpu, std::shared_ptr<std::byte>(raw, std::free));
+  const std::size_t elements = static_cast<std::size_t>(element_count(extents)) * dtype_size(dtype);
+  return Tensor(extents, dtype, DeviceKind::cpu,
+                allocations().track(raw, elements, [](std::byte* p) { std::free(p); }));
 }
 
 void CpuDevice::fill(Tensor& x, double value) {

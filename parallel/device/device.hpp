@@ -19,6 +19,7 @@
 #include <span>
 
 #include "core/tensor.hpp"
+#include "device/allocation_accounting.hpp"
 
 namespace tplab {
 
@@ -183,8 +184,13 @@ class Device {
   virtual void synchronize() {}
 
   // ---- memory and read-back -----------------------------------------------------------------
-  /// Uninitialised tensor.
+  /// Uninitialised tensor, its storage in allocations().
   virtual Tensor empty(const Extents& extents, DType dtype) = 0;
+  /// The bytes of this device's tensor storage live now, and the most live at once: every
+  /// tensor empty() (and zeros()) made, until its last handle goes away.
+  const AllocationAccounting& allocations() const { return allocations_; }
+  /// The same, to reset its high-water mark or, for a backend's empty(), to track storage.
+  AllocationAccounting& allocations() { return allocations_; }
   /// Tensor of zeros.
   Tensor zeros(const Extents& extents, DType dtype);
   /// Every element of x = value.
@@ -304,6 +310,7 @@ class Device {
 
  private:
   DeviceFamilies families_;
+  AllocationAccounting allocations_;
 };
 
 }  // namespace tplab

@@ -47,7 +47,6 @@ class Head1D final : public Sublayer {
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
   }
-  std::size_t saved_bytes() const override { return input_.bytes(); }
 
  private:
   Device& device_;

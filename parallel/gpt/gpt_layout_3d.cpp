@@ -27,7 +27,6 @@ class Head3D final : public Sublayer {
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
   }
-  std::size_t saved_bytes() const override { return input_.saved_bytes() + linear_.saved_bytes(); }
 
  private:
   tp3d::InputGather3D input_;

@@ -23,7 +23,6 @@ class Head2D final : public Sublayer {
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
   }
-  std::size_t saved_bytes() const override { return linear_.saved_bytes(); }
 
  private:
   tp2d::Linear2D linear_;

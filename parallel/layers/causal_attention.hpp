@@ -18,8 +18,6 @@ class CausalAttention {
   Tensor forward(const Tensor& q, const Tensor& k, const Tensor& v);
   /// dctx -> dq, dk, dv (allocated here, same layout as q, k, v).
   void backward(const Tensor& dctx, Tensor& dq, Tensor& dk, Tensor& dv);
-  /// Bytes kept from forward for backward: q, k, v and the probabilities.
-  std::size_t saved_bytes() const { return q_.bytes() + k_.bytes() + v_.bytes() + probs_.bytes(); }
 
  private:
   Tensor split(const Tensor& x);

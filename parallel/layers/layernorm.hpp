@@ -35,8 +35,6 @@ class LayerNorm {
   const Tensor& gamma_grad() const { return gamma_grad_; }
   /// Gradient of beta (summed over the replica group), valid after backward.
   const Tensor& beta_grad() const { return beta_grad_; }
-  /// Bytes kept from forward for backward: xhat and 1/std.
-  std::size_t saved_bytes() const { return xhat_.bytes() + rstd_.bytes(); }
 
   /// Added to the variance before the square root.
   static constexpr double kEps = 1e-5;

@@ -56,12 +56,6 @@ TensorMap PreLnBlock::gradients() const {
   return out;
 }
 
-std::size_t PreLnBlock::saved_bytes() const {
-  // The residual additions need nothing from forward.
-  return ln1_->saved_bytes() + attention_->saved_bytes() + ln2_->saved_bytes() +
-         mlp_->saved_bytes();
-}
-
 TensorMap SublayerModule::gradients() const {
   TensorMap out;
   sublayer_->collect_gradients(out);

@@ -23,7 +23,6 @@ class PreLnBlock final : public ParallelModule {
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dy) override;
   TensorMap gradients() const override;
-  std::size_t saved_bytes() const override;
 
  private:
   Device& device_;
@@ -41,7 +40,6 @@ class SublayerModule final : public ParallelModule {
   Tensor forward(const Tensor& x) override { return sublayer_->forward(x); }
   Tensor backward(const Tensor& dy) override { return sublayer_->backward(dy); }
   TensorMap gradients() const override;
-  std::size_t saved_bytes() const override { return sublayer_->saved_bytes(); }
 
  private:
   std::unique_ptr<Sublayer> sublayer_;

@@ -19,8 +19,6 @@ class Sublayer {
   virtual Tensor backward(const Tensor& dy) = 0;
   /// Adds this sublayer's gradient shards to `out` ("d_wq" -> shard).
   virtual void collect_gradients(TensorMap& out) const = 0;
-  /// Bytes kept from forward for backward, valid after forward.
-  virtual std::size_t saved_bytes() const = 0;
 };
 
 /// Adds the gradients of one linear layer (anything with weight_grad() and bias_grad()) to

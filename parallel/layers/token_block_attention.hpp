@@ -41,8 +41,6 @@ class TokenBlockAttention {
   /// rank agrees: both ends of every block fall on sequence boundaries exactly when s divides
   /// the rows of a block.
   bool local() const { return window_rows_ == rows_; }
-  /// Bytes kept from forward for backward.
-  std::size_t saved_bytes() const { return core_.saved_bytes(); }
 
  private:
   Tensor into_window(const Tensor& block);

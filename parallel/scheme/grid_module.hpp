@@ -22,7 +22,6 @@ class GridModule : public ParallelModule {
   Tensor forward(const Tensor& x) override { return inner_->forward(x); }
   Tensor backward(const Tensor& dy) override { return inner_->backward(dy); }
   TensorMap gradients() const override { return inner_->gradients(); }
-  std::size_t saved_bytes() const override { return inner_->saved_bytes(); }
 
  protected:
   /// The grid the module runs on.

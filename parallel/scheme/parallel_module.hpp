@@ -25,9 +25,6 @@ class ParallelModule {
   virtual Tensor backward(const Tensor& dy) = 0;
   /// Gradient shards by name ("d_wq", ...), valid after backward.
   virtual TensorMap gradients() const = 0;
-  /// Bytes this rank keeps from forward for backward (saved activations and gathered copies,
-  /// not the parameters), valid after forward.
-  virtual std::size_t saved_bytes() const = 0;
 };
 
 }  // namespace tplab

@@ -2,6 +2,7 @@
 // split, and the counters that the cost model is checked against.
 #include "comm/mpi_comm.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "comm/wrap_transport.hpp"
@@ -118,6 +119,31 @@ TEST_P(MpiCommTest, CountersRecordLogicalSizesAsNcclTestsDefineThem) {
     EXPECT_DOUBLE_EQ(c.bus_elements, n * bus_factor(c.collective, p));
     EXPECT_GE(c.seconds, 0.0);
   }
+}
+
+TEST_P(MpiCommTest, CountersRecordTheReductionAndTheRootApart) {
+  const int p = world->size();
+  if (p == 1) GTEST_SKIP() << "a world of one rank records nothing";
+  world->counters().reset();
+  Tensor x = filled({4}, [](std::int64_t i) { return static_cast<double>(i); });
+  Tensor out = dev.empty({4}, GetParam());
+  world->all_reduce(x);
+  world->all_reduce(x, ReduceOp::max);
+  world->broadcast(x, p - 1);
+  world->broadcast(x, p - 1);
+  world->broadcast(x, 0);
+  world->reduce(x, out, p - 1);
+  Tensor full = dev.empty({4 * p}, GetParam());
+  world->all_gather(x, full);
+  std::vector<std::string> rows;
+  for (const CollectiveCount& c : world->counters().snapshot()) {
+    rows.push_back(fmt::format("{} x{}", collective_form(c.collective, c.op, c.root), c.calls));
+  }
+  const std::string last = std::to_string(p - 1);
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{"all_reduce(sum) x1", "all_reduce(max) x1", "all_gather x1",
+                                      "broadcast(root 0) x1", "broadcast(root " + last + ") x2",
+                                      "reduce(sum, root " + last + ") x1"}));
 }
 
 std::string dtype_label(const testing::TestParamInfo<DType>& p) {

@@ -41,11 +41,6 @@ Tensor Attention1D::backward(const Tensor& dout) {
   return da.wait();  // [m, h], or [m/t, h] (SP)
 }
 
-std::size_t Attention1D::saved_bytes() const {
-  // Q, K and V read the same input, kept once by input_.
-  return input_->saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
-}
-
 void Attention1D::collect_gradients(TensorMap& out) const {
   add_attention_gradients(out, query_, key_, value_, projection_);
 }

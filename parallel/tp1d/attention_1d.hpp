@@ -29,7 +29,6 @@ class Attention1D final : public Sublayer {
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;
   void collect_gradients(TensorMap& out) const override;
-  std::size_t saved_bytes() const override;
 
  private:
   Device& device_;

@@ -48,8 +48,6 @@ class ColumnInputRegion {
   virtual PendingTensor input_for_backward() = 0;
   /// The linears' partial dX [m, h] -> dX summed over the group, in forward's input layout.
   virtual PendingTensor backward(Tensor partial) = 0;
-  /// Bytes kept from forward for backward: the input, whole (f) or this rank's tokens (SP).
-  virtual std::size_t saved_bytes() const = 0;
 };
 
 /// f (Megatron's copy_to_tensor_model_parallel_region). It stands before column-parallel
@@ -66,7 +64,6 @@ class CopyToTensorParallelRegion final : public ColumnInputRegion {
   PendingTensor input_for_backward() override;
   /// The partial dX [m, h] summed over the group (started when the policy overlaps).
   PendingTensor backward(Tensor partial) override;
-  std::size_t saved_bytes() const override { return kept_.bytes(); }
 
  private:
   Comm& tp_;
@@ -86,7 +83,6 @@ class GatherFromSequenceParallelRegion final : public ColumnInputRegion {
   PendingTensor input_for_backward() override;
   /// The partial dX [m, h] reduce-scattered to this rank's tokens, dX_r [m/t, h].
   PendingTensor backward(Tensor partial) override;
-  std::size_t saved_bytes() const override { return kept_.bytes(); }
 
  private:
   Device& device_;

@@ -35,12 +35,6 @@ Tensor Mlp1D::backward(const Tensor& dout) {
   return dx.wait();                                         // [m, h], or [m/t, h] (SP)
 }
 
-std::size_t Mlp1D::saved_bytes() const {
-  // Without an activation, fc2's input is fc1's output itself: counted once.
-  const std::size_t fc2_input = activation_ == Activation::gelu ? fc2_.saved_bytes() : 0;
-  return input_->saved_bytes() + hidden_.bytes() + fc2_input;
-}
-
 void Mlp1D::collect_gradients(TensorMap& out) const {
   add_linear_gradients(out, "w1", "b1", fc1_);
   add_linear_gradients(out, "w2", "b2", fc2_);

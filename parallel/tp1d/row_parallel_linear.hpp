@@ -42,8 +42,6 @@ class RowParallelLinear {
   const Tensor& weight_grad() const { return weight_grad_; }
   /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
-  /// Bytes kept from forward for backward: the input X.
-  std::size_t saved_bytes() const { return x_.bytes(); }
 
  private:
   Device& device_;

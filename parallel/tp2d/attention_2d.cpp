@@ -30,11 +30,6 @@ Tensor Attention2D::backward(const Tensor& dout) {
   return da;
 }
 
-std::size_t Attention2D::saved_bytes() const {
-  // Q, K and V keep the same input: counted once.
-  return query_.saved_bytes() + core_.saved_bytes() + projection_.saved_bytes();
-}
-
 void Attention2D::collect_gradients(TensorMap& out) const {
   add_attention_gradients(out, query_, key_, value_, projection_);
 }

@@ -21,7 +21,6 @@ class Attention2D final : public Sublayer {
 
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;
-  std::size_t saved_bytes() const override;
   void collect_gradients(TensorMap& out) const override;
 
  private:

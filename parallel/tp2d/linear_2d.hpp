@@ -32,8 +32,6 @@ class Linear2D {
   const Tensor& weight_grad() const { return weight_grad_; }
   /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
-  /// Bytes kept for backward: the input block.
-  std::size_t saved_bytes() const { return x_.bytes(); }
 
  private:
   Device& device_;

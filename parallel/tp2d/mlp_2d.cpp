@@ -27,12 +27,6 @@ Tensor Mlp2D::backward(const Tensor& dout) {
   return fc1_.backward(dhidden);  // [m/q, h/q]
 }
 
-std::size_t Mlp2D::saved_bytes() const {
-  // Without an activation, fc2's input is fc1's output itself: counted once.
-  const std::size_t fc2_input = activation_ == Activation::gelu ? fc2_.saved_bytes() : 0;
-  return fc1_.saved_bytes() + hidden_.bytes() + fc2_input;
-}
-
 void Mlp2D::collect_gradients(TensorMap& out) const {
   add_linear_gradients(out, "w1", "b1", fc1_);
   add_linear_gradients(out, "w2", "b2", fc2_);

@@ -20,7 +20,6 @@ class Mlp2D final : public Sublayer {
 
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dout) override;
-  std::size_t saved_bytes() const override;
   void collect_gradients(TensorMap& out) const override;
 
  private:

@@ -44,11 +44,6 @@ Tensor Attention3D::backward(const Tensor& dout) {
   return input_.backward(da_gathered);  // [m/q, h/q] -> [m/q^2, h/q]
 }
 
-std::size_t Attention3D::saved_bytes() const {
-  return input_.saved_bytes() + query_.saved_bytes() + key_.saved_bytes() + value_.saved_bytes() +
-         core_.saved_bytes() + projection_input_.saved_bytes() + projection_.saved_bytes();
-}
-
 void Attention3D::collect_gradients(TensorMap& out) const {
   add_attention_gradients(out, query_, key_, value_, projection_);
 }

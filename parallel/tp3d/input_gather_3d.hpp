@@ -32,8 +32,6 @@ class InputGather3D {
   Tensor gathered_for_backward();
   /// dX~ (summed over the linears that read X) -> dX.
   Tensor backward(const Tensor& dx_gathered);
-  /// Bytes kept from forward for backward.
-  std::size_t saved_bytes() const { return kept_.bytes(); }
 
  private:
   Tensor gather(const Tensor& x);

@@ -55,8 +55,6 @@ class Linear3D {
   const Tensor& weight_grad() const { return weight_grad_; }
   /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
-  /// Bytes kept from forward for backward: W~, or none when regathering.
-  std::size_t saved_bytes() const { return policy_.regather ? 0 : weight_gathered_.bytes(); }
 
  private:
   Tensor gather_weight();

@@ -40,12 +40,6 @@ Tensor Mlp3D::backward(const Tensor& dout) {
   return fc1_input_.backward(dx_gathered);  // [m/q, h/q] -> [m/q^2, h/q]
 }
 
-std::size_t Mlp3D::saved_bytes() const {
-  const std::size_t activation = activation_ == Activation::gelu ? hidden_.bytes() : 0;
-  return fc1_input_.saved_bytes() + fc1_.saved_bytes() + activation + fc2_input_.saved_bytes() +
-         fc2_.saved_bytes();
-}
-
 void Mlp3D::collect_gradients(TensorMap& out) const {
   add_linear_gradients(out, "w1", "b1", fc1_);
   add_linear_gradients(out, "w2", "b2", fc2_);

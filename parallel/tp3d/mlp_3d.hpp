@@ -28,7 +28,6 @@ class Mlp3D final : public Sublayer {
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dout) override;
   void collect_gradients(TensorMap& out) const override;
-  std::size_t saved_bytes() const override;
 
  private:
   Device& device_;

@@ -1,4 +1,5 @@
 // The checks can fail: a dropped all-reduce, a wrong value and a NaN are each reported.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,6 +55,77 @@ TEST(ChecksFail, ADroppedAllReduceDiffersFromTheCostModel) {
   world->barrier();
 }
 
+TEST(ChecksFail, AMaxWhereASumIsMeantDiffersFromTheCostModel) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (world->size() == 1) GTEST_SKIP() << "one rank has nothing to reduce";
+  CpuDevice device;
+  RunConfig c;
+  c.shape = {2, 8, 32, 4};
+  FaultyComm faulty(*world, Fault{"tp", 0, Collective::all_reduce, Fault::Action::as_max});
+  const RunResult r = run_verification(faulty, device, c);
+  EXPECT_FALSE(r.comm_match) << "the counters see the reduction";
+  ASSERT_EQ(r.comm.forward.size(), 2u) << "a sum row and a max row";
+  const model::CommComparison& sum = r.comm.forward[0];
+  const model::CommComparison& max = r.comm.forward[1];
+  EXPECT_EQ(sum.op, ReduceOp::sum);
+  EXPECT_EQ(sum.calls, 1);
+  EXPECT_EQ(sum.model_calls, 2);
+  EXPECT_EQ(max.op, ReduceOp::max);
+  EXPECT_EQ(max.calls, 1);
+  EXPECT_EQ(max.model_calls, 0);
+  EXPECT_EQ(r.comm.measured_elements(), r.comm.model_elements())
+      << "without the reduction, the counts agree with the model";
+  world->barrier();
+}
+
+TEST(ChecksFail, ANanInTheFindingsOneRankGatheredFailsTheRunOnEveryRank) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  CpuDevice device;
+  RunConfig c;
+  c.shape = {2, 8, 32, 4};
+  // 1D's collectives are all-reduces on "tp": the first all-gather on "world" is the one that
+  // gathers every rank's findings. Its first element, rank 0's max_abs of y, arrives as a NaN
+  // on the last rank alone, which std::max would drop.
+  const int poisoned = world->size() - 1;
+  FaultyComm faulty(*world,
+                    Fault{"world", 0, Collective::all_gather, Fault::Action::poison, poisoned});
+  const RunResult r = run_verification(faulty, device, c);
+  EXPECT_FALSE(r.pass) << "a NaN in the checker's own data passed on rank " << world->rank();
+  ASSERT_FALSE(r.checker_faults.empty());
+  if (world->rank() == poisoned) {
+    EXPECT_EQ(r.tensors.front().checker_fault, "rank 0's max_abs is nan");
+    EXPECT_FALSE(r.tensors.front().pass);
+    EXPECT_EQ(r.checker_faults.front(), "y: rank 0's max_abs is nan");
+  } else {
+    EXPECT_TRUE(r.tensors.front().pass) << "this rank's copy arrived intact";
+    EXPECT_EQ(r.checker_faults.front(),
+              fmt::format("rank {} found 1 value(s) of the checker's data broken, the first in "
+                          "the findings of y",
+                          poisoned));
+  }
+  world->barrier();
+}
+
+TEST(ChecksFail, AVerdictThatArrivesAsNanFailsTheRun) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  CpuDevice device;
+  RunConfig c;
+  c.shape = {2, 8, 32, 4};
+  // The second all-gather on "world" (after the findings') gathers the verdicts: rank 0's
+  // first field, its collectives' verdict, arrives as a NaN on rank 0, which compared it with
+  // 0 and took it for a match.
+  FaultyComm faulty(*world, Fault{"world", 1, Collective::all_gather, Fault::Action::poison, 0});
+  const RunResult r = run_verification(faulty, device, c);
+  if (world->rank() == 0) {
+    EXPECT_FALSE(r.pass);
+    ASSERT_EQ(r.checker_faults.size(), 1u);
+    EXPECT_EQ(r.checker_faults.front(), "rank 0's verdict arrived as nan 1 0 -1 1");
+  } else {
+    EXPECT_TRUE(r.pass) << "this rank's copy of the verdicts arrived intact";
+  }
+  world->barrier();
+}
+
 TEST(ChecksFail, AWrongElementFailsAndIsLocated) {
   const HostArray ref{{2, 3}, {1, 2, 3, 4, 5, 6}};
   std::vector<double> got = ref.values;
@@ -66,7 +138,7 @@ TEST(ChecksFail, AWrongElementFailsAndIsLocated) {
     merged.sum_sq_diff = merged.sum_sq_ref = 0;
     merged.max_abs = merged.share = 0;
     merged.worst_index = -1;
-    merge(merged, pack(c), true);
+    merge(merged, pack(c), true, 0);
     finish(merged);
     return merged;
   }();
@@ -86,7 +158,7 @@ TEST(ChecksFail, UnderAnExactToleranceTheFarthestOffElementIsTheWorst) {
   const TensorCheck second = check_shard("t", ref, {1, 1, 0, 3}, row1, exact, 1.0);
   for (const TensorCheck* later : {&second, &first}) {
     TensorCheck merged = later == &second ? first : second;
-    merge(merged, pack(*later), true);
+    merge(merged, pack(*later), true, 0);
     finish(merged);
     EXPECT_FALSE(merged.pass);
     EXPECT_EQ(merged.worst_index, 5);

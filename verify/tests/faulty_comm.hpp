@@ -1,5 +1,7 @@
-// FaultyComm: a Comm that forwards to a real one but drops or repeats one chosen collective, to
-// prove that verify notices a missing collective and one too many.
+// FaultyComm: a Comm that forwards to a real one but drops, repeats, poisons, alters or holds
+// on to one chosen collective, to prove that verify notices a missing collective, one too
+// many, a NaN that reaches one rank, another reduction or root than the layer's, and storage
+// kept from forward for backward that the model does not keep.
 #pragma once
 
 #include <map>
@@ -14,13 +16,18 @@ namespace tplab::verify {
 struct Fault {
   /// What happens to the chosen call.
   enum class Action {
-    drop,    ///< it never runs: its tensor keeps this rank's value
-    repeat,  ///< it runs twice (harmless for a broadcast, which is idempotent)
+    drop,       ///< it never runs: its tensor keeps this rank's value
+    repeat,     ///< it runs twice (harmless for a broadcast, which is idempotent)
+    poison,     ///< it runs, then the first element of its result is a NaN on `rank` alone
+    as_max,     ///< it runs as a max where the caller asked for a sum (an all_reduce)
+    next_root,  ///< it runs from the next rank of the group, not the root the caller named
+    hoard,      ///< it runs, and its result is held on to, as by a layer that keeps it unsaid
   };
   std::string group;
   int index = 0;
   Collective collective = Collective::all_reduce;
   Action action = Action::drop;
+  int rank = 0;  ///< poison: the rank, in the call's group, whose result gets the NaN
 };
 
 /// Forwards every collective to the communicator it wraps, except the one `fault` names. It
@@ -39,10 +46,11 @@ class FaultyComm final : public ForwardingComm {
   struct Shared {
     Fault fault;
     std::map<std::string, int> seen;  // calls of the fault's collective so far, per group ("" all)
+    Tensor hoarded;                   // the result a hoard holds on to, as long as this lives
   };
   FaultyComm(std::unique_ptr<Comm> owned, std::shared_ptr<Shared> shared);
-  /// How many times this call of `collective` runs: 1, or 0 / 2 for the faulty one.
-  int runs(Collective collective);
+  /// Whether this call of `collective` is the faulty one.
+  bool is_the_fault(Collective collective);
 
   std::shared_ptr<Shared> shared_;
 };

@@ -9,8 +9,10 @@
 #include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "faulty_comm.hpp"
 #include "grid/grid_3d.hpp"
 #include "harness.hpp"
+#include "kept_bytes.hpp"
 #include "misrouted_comm.hpp"
 #include "problem.hpp"
 
@@ -69,8 +71,12 @@ class Verify3D : public testing::Test {
     }
     auto module = scheme->make_module(*world, device, shape, workload, std::move(parameters));
     ModuleRun r;
-    r.outputs.emplace("y", module->forward(shard("x")));
-    r.saved_bytes = module->saved_bytes();
+    Tensor x = shard("x");
+    const KeptBytesProbe probe(device, x);
+    const Tensor y = module->forward(x);
+    x = Tensor();
+    r.saved_bytes = probe.kept_bytes() - y.bytes();  // y is kept here, to compare its bits
+    r.outputs.emplace("y", y);
     r.outputs.emplace("dx", module->backward(shard("dy")));
     for (const auto& [name, gradient] : module->gradients()) r.outputs.emplace(name, gradient);
     return r;
@@ -137,6 +143,28 @@ TEST_F(Verify3D, RegatheringGivesTheSameBitsAndKeepsLess) {
     }
     EXPECT_LT(regathered.saved_bytes, kept.saved_bytes);
   }
+}
+
+TEST_F(Verify3D, RegatheringThatKeepsTheGatheredWeightAnywayFailsTheRun) {
+  if (q == 1) GTEST_SKIP() << "a group of one rank gathers nothing";
+  const BlockShape shape = whole_sequences();
+  const RunResult honest = run(DType::f64, false, shape, true);
+  EXPECT_TRUE(honest.kept_match);
+  EXPECT_TRUE(honest.pass);
+  world->barrier();
+  // The first linear's W~, which regathering drops after forward, held on to: the layer keeps
+  // what it says it drops, and the device's account of its storage shows it.
+  FaultyComm keeps(*world, Fault{"weight", 0, Collective::all_gather, Fault::Action::hoard});
+  const RunResult r = run_through(keeps, DType::f64, false, shape, true);
+  for (const auto& t : r.tensors) EXPECT_TRUE(t.pass) << t.name << ": only memory differs";
+  EXPECT_TRUE(r.comm_match);
+  EXPECT_FALSE(r.kept_match) << "kept " << r.saved_bytes << " bytes, model " << r.saved_bytes_model;
+  EXPECT_EQ(r.kept_mismatch_ranks.size(), static_cast<std::size_t>(world->size()));
+  EXPECT_FALSE(r.pass);
+  // Wq~ [h/q, h/q] in f64
+  EXPECT_EQ(r.saved_bytes - honest.saved_bytes,
+            static_cast<std::size_t>(shape.h * shape.h / (q * q)) * sizeof(double));
+  world->barrier();
 }
 
 TEST_F(Verify3D, LinearPairKeepsTheGatheredCopiesOrOnlyTheShards) {

@@ -190,14 +190,14 @@ double CudaDevice::time_on_stream(const std::function<void()>& enqueue) {
 
 Tensor CudaDevice::empty(const Extents& extents, DType dtype) {
   // At least 256 bytes, so that an empty tensor still has an address of its own.
-  const std::size_t bytes = std::max<std::size_t>(
-      256, static_cast<std::size_t>(element_count(extents)) * dtype_size(dtype));
+  const std::size_t elements = static_cast<std::size_t>(element_count(extents)) * dtype_size(dtype);
+  const std::size_t bytes = std::max<std::size_t>(256, elements);
   void* raw = nullptr;
   check_cuda(cudaMallocAsync(&raw, bytes, state_->stream), "cudaMallocAsync");
   // Freed on the same stream, after every operation issued before the last handle went away.
   auto free_on_stream = [state = state_](std::byte* p) { cudaFreeAsync(p, state->stream); };
   return Tensor(extents, dtype, DeviceKind::cuda,
-                std::shared_ptr<std::byte>(static_cast<std::byte*>(raw), free_on_stream));
+                allocations().track(static_cast<std::byte*>(raw), elements, free_on_stream));
 }
 
 void CudaDevice::fill(Tensor& x, double value) {
