@@ -218,12 +218,17 @@ void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size
   std::size_t failed = missing;
   for (const auto& r : series.runs) failed += r["pass"].get<bool>() ? 0 : 1;
   const std::size_t ended = series.failures.size();
-  fmt::print("\nFAILED: {} of {} runs failed{}\n", failed, planned,
-             missing == 0
-                 ? ""
-                 : fmt::format(": {} of them left no result, as {} ended early (see "
-                               "the summary)",
-                               missing, ended == 1 ? "a job" : fmt::format("{} jobs", ended)));
+  const auto jobs = [](std::size_t n) {
+    return n == 1 ? std::string("a job") : fmt::format("{} jobs", n);
+  };
+  std::string why;
+  if (missing > 0) {
+    why = fmt::format(": {} of them left no result, as {} ended early (see the summary)", missing,
+                      jobs(ended));
+  } else if (ended > 0) {
+    why = fmt::format("; {} failed besides (see the summary)", jobs(ended));
+  }
+  fmt::print("\nFAILED: {} of {} runs failed{}\n", failed, planned, why);
 }
 
 int drive(const CLI::App& command, const VerifyOptions& o) {

@@ -9,7 +9,8 @@ namespace tplab::app {
 namespace {
 
 /// Whether a job that ended as `end` with `result` in its folder failed, and how. A job that
-/// exits 1 (a check failed) with a result of its own has not: its result says what failed.
+/// exits 1 (a check failed) with a result of its own that says so has not: its result says
+/// what failed.
 std::optional<JobFailure> failure_of(const JobPlan& job, const JobEnd& end, const JobResult& result,
                                      int timeout_seconds) {
   const auto failure = [&](std::string reason) {
@@ -24,6 +25,12 @@ std::optional<JobFailure> failure_of(const JobPlan& job, const JobEnd& end, cons
                                    : end.reason(timeout_seconds) + ", before it wrote a result");
     case JobResult::State::accepted:
       break;
+  }
+  if (end.exit_code() == kExitFailed && result.document.value("pass", false)) {
+    // Every rank exits with its own verdict; rank 0 writes the result. They must agree.
+    return failure(
+        "a rank found a failure (exit 1) where rank 0's result says every check passed: the "
+        "ranks disagree on the verdict, so it is not a pass");
   }
   if (end.exit_code() == 0 || end.exit_code() == kExitFailed) return std::nullopt;
   return failure(end.reason(timeout_seconds));
