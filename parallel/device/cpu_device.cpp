@@ -34,7 +34,9 @@ DeviceFamilies cpu::make_families() {
   };
 }
 
-CpuDevice::CpuDevice() : Device(cpu::make_families()) {}
+CpuDevice::CpuDevice() : CpuDevice(cpu::make_families()) {}
+
+CpuDevice::CpuDevice(DeviceFamilies families) : Device(std::move(families)) {}
 
 std::string CpuDevice::description() const {
   std::string text = fmt::format("cpu (Eigen {}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,

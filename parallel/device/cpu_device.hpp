@@ -17,6 +17,9 @@ class CpuDevice final : public Device {
  public:
   /// A device with the CPU object of every family (device/ops/cpu_ops.hpp).
   CpuDevice();
+  /// A CPU device whose compute operations are `families`' (cpu::make_families() with one
+  /// replaced: a test plants a faulty kernel and watches a check catch it).
+  explicit CpuDevice(DeviceFamilies families);
 
   DeviceKind kind() const override { return DeviceKind::cpu; }
   std::string description() const override;

@@ -119,27 +119,12 @@ class UnshiftedCrossEntropy final : public VocabularyOps {
   CpuDevice host_;
 };
 
-/// A CPU device whose cross-entropy is UnshiftedCrossEntropy.
-class UnshiftedCrossEntropyDevice final : public Device {
- public:
-  UnshiftedCrossEntropyDevice() : Device(families()) {}
-  DeviceKind kind() const override { return DeviceKind::cpu; }
-  std::string description() const override { return "cpu, cross-entropy without the max-shift"; }
-  Tensor empty(const Extents& extents, DType dtype) override { return cpu_.empty(extents, dtype); }
-  void fill(Tensor& x, double value) override { cpu_.fill(x, value); }
-  void copy(const Tensor& src, Tensor& dst) override { cpu_.copy(src, dst); }
-  void upload(std::span<const double> host, Tensor& dst) override { cpu_.upload(host, dst); }
-  void download(const Tensor& src, std::span<double> host) override { cpu_.download(src, host); }
-  std::int64_t first_nonfinite(const Tensor& x) override { return cpu_.first_nonfinite(x); }
-
- private:
-  static DeviceFamilies families() {
-    DeviceFamilies f = cpu::make_families();
-    f.vocabulary = std::make_unique<UnshiftedCrossEntropy>();
-    return f;
-  }
-  CpuDevice cpu_;
-};
+/// The CPU families, the cross-entropy UnshiftedCrossEntropy.
+DeviceFamilies unshifted_cross_entropy_families() {
+  DeviceFamilies f = cpu::make_families();
+  f.vocabulary = std::make_unique<UnshiftedCrossEntropy>();
+  return f;
+}
 
 /// Twice the point where exp overflows in `dtype`: 1420 in f64, 177 in f32.
 double past_overflow(DType dtype) {
@@ -170,7 +155,7 @@ TEST(Train, LossCurvesAgreeWithLogitsPastTheOverflowPoint) {
 TEST(Train, ACrossEntropyWithoutTheShiftFailsPastTheOverflowPointOnly) {
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
-  UnshiftedCrossEntropyDevice device;
+  CpuDevice device(unshifted_cross_entropy_families());
   for (const auto& scheme : schemes_for(world->size())) {
     for (DType dtype : {DType::f64, DType::f32}) {
       TrainConfig c = config(scheme, dtype);

@@ -55,27 +55,12 @@ class UnshiftedSoftmax final : public SoftmaxOps {
   std::unique_ptr<SoftmaxOps> shifted_ = cpu::make_softmax_ops();
 };
 
-/// A CPU device whose softmax is UnshiftedSoftmax.
-class UnshiftedSoftmaxDevice final : public Device {
- public:
-  UnshiftedSoftmaxDevice() : Device(families()) {}
-  DeviceKind kind() const override { return DeviceKind::cpu; }
-  std::string description() const override { return "cpu, softmax without the max-shift"; }
-  Tensor empty(const Extents& extents, DType dtype) override { return cpu_.empty(extents, dtype); }
-  void fill(Tensor& x, double value) override { cpu_.fill(x, value); }
-  void copy(const Tensor& src, Tensor& dst) override { cpu_.copy(src, dst); }
-  void upload(std::span<const double> host, Tensor& dst) override { cpu_.upload(host, dst); }
-  void download(const Tensor& src, std::span<double> host) override { cpu_.download(src, host); }
-  std::int64_t first_nonfinite(const Tensor& x) override { return cpu_.first_nonfinite(x); }
-
- private:
-  static DeviceFamilies families() {
-    DeviceFamilies f = cpu::make_families();
-    f.softmax = std::make_unique<UnshiftedSoftmax>();
-    return f;
-  }
-  CpuDevice cpu_;
-};
+/// The CPU families, the softmax UnshiftedSoftmax.
+DeviceFamilies unshifted_softmax_families() {
+  DeviceFamilies f = cpu::make_families();
+  f.softmax = std::make_unique<UnshiftedSoftmax>();
+  return f;
+}
 
 class LargeScores : public testing::Test {
  protected:
@@ -126,7 +111,7 @@ TEST_F(LargeScores, EverySchemeAgreesWhenTheScoresPassTheOverflowPoint) {
 }
 
 TEST_F(LargeScores, ASoftmaxWithoutTheShiftFailsThereAndPassesOnTheDefaultInputs) {
-  UnshiftedSoftmaxDevice device;
+  CpuDevice device(unshifted_softmax_families());
   for_every_scheme([&](Comm& sub, RunConfig c, const std::string& label) {
     for (DType dtype : {DType::f64, DType::f32}) {
       c.dtype = dtype;
