@@ -129,6 +129,7 @@ void StderrRelay::take_line(std::string_view line) {
   // so does mpiexec's first line when it has too few slots (the rest is advice).
   if (text.starts_with("tplab") || text.starts_with("lesson ")) {
     last_explanation_ = text;
+    ranks_explained_ = true;
     return;
   }
   take_open_mpi_line(text);

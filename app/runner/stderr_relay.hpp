@@ -40,8 +40,10 @@ class StderrRelay {
   /// Open MPI's first line saying it could not start or run the job (from its ORTE_ERROR_LOG or
   /// PMIX ERROR marker on, when it has one), with the line before its message when that names a
   /// cause ("ORTE was unable to reliably start one or more daemons (ssh: Could not resolve
-  /// hostname ...)"); "" when it said none.
-  const std::string& mpiexec_error() const { return mpiexec_error_; }
+  /// hostname ...)"); "" when it said none, or when a rank said first-hand what went wrong:
+  /// then the job ran, and Open MPI's lines are its own trouble reporting that (two ranks
+  /// aborting at once make its show_help log "Out of resource").
+  std::string mpiexec_error() const { return ranks_explained_ ? std::string() : mpiexec_error_; }
 
  private:
   void take(std::string_view bytes);
@@ -56,6 +58,7 @@ class StderrRelay {
   bool in_help_block_ = false;  // between the rules of dashes around an Open MPI message
   std::string cause_;           // the last line outside such a message, not tplab's
   std::string mpiexec_error_;
+  bool ranks_explained_ = false;  // a line of tplab's own programs (or a lesson's) was seen
 };
 
 }  // namespace tplab::app
