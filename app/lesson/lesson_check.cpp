@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "lessons/common/lesson_environment.hpp"
 #include "safe_output.hpp"
 #include "sha256.hpp"
 
@@ -62,6 +63,37 @@ void renew_if_changed(const std::vector<std::filesystem::path>& sources,
   }
 }
 
+/// The link the build compiles lesson `l`'s exercise through (lessons/CMakeLists.txt).
+std::filesystem::path exercise_link(const LessonInfo& l) {
+  return kBinaryDir / "lessons" / "exercise" / fmt::format("{:02d}", l.number) / "exercise.cpp";
+}
+
+/// Points the exercise's link at `source`, where it points elsewhere.
+void point_exercise_at(const LessonInfo& l, const std::filesystem::path& source) {
+  const std::filesystem::path link = exercise_link(l);
+  std::error_code error;
+  if (std::filesystem::read_symlink(link, error) == source) return;
+  std::filesystem::create_directories(link.parent_path());
+  std::filesystem::remove(link, error);
+  std::filesystem::create_symlink(source, link, error);
+  if (error) {
+    throw UsageError(
+        fmt::format("cannot link {} to {} ({})", link.string(), source.string(), error.message()));
+  }
+}
+
+/// `text` with every mention of the exercise's link replaced by the source it points at: the
+/// compiler saw the exercise by its link, the learner knows it by its own path.
+std::string with_source_path(std::string text, const LessonInfo& l,
+                             const std::filesystem::path& source) {
+  const std::string link = exercise_link(l).string();
+  for (std::size_t at = text.find(link); at != std::string::npos; at = text.find(link, at)) {
+    text.replace(at, link.size(), source.string());
+    at += source.string().size();
+  }
+  return text;
+}
+
 /// A TODO's place, "file:line", with the file made absolute: the compiler may have seen it by a
 /// path relative to the build folder (ccache's base folder makes it so).
 std::string todo_from_build_folder(const std::string& todo) {
@@ -71,20 +103,51 @@ std::string todo_from_build_folder(const std::string& todo) {
   return file.string() + todo.substr(colon);
 }
 
-/// Runs the lesson's `program` on `np` ranks, its findings going to a file of `folder`.
+/// Sets an environment variable for the jobs started while it lives.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const std::string& value) : name_(name) {
+    setenv(name_, value.c_str(), 1);
+  }
+  ~ScopedVariable() { unsetenv(name_); }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* name_;
+};
+
+/// Runs the lesson's `program` on `np` ranks as the exercise's job, then `judge` on as many as
+/// the judge of what it produced.
 LessonWorldRun run_at(const LessonInfo& l, bool solution, const std::filesystem::path& program,
-                      const JobFolder& folder, int np, int timeout_seconds) {
+                      const std::filesystem::path& judge, int np, const CheckRequest& request) {
   fmt::print("\n==== lesson {:02d}{} on {} rank{} ====\n", l.number,
              solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
   std::fflush(stdout);
+  const LaunchSettings settings{request.timeout_seconds, {}};
+  const ScopedVariable seed(lessons::kSeedVariable, std::to_string(request.seed));
+  LessonWorldRun at{np, {}, {}};
+  const JobFolder transcripts;
+  {
+    const ScopedVariable folder(lessons::kTranscriptVariable, transcripts.path().string());
+    at.end = run_program_under_mpiexec(program.string(), np, {}, settings);
+  }
+  if (at.end.code != 0) return at;
+  // The verdict's folder is made now, after the exercise's job has ended, and only the judge's
+  // job is told of it (and given its token).
+  const JobFolder verdicts;
   const std::string name = fmt::format("lesson-np{}.json", np);
-  setenv(kLessonVerdictVariable, folder.file(name).c_str(), 1);
-  LessonWorldRun at{
-      np,
-      run_program_under_mpiexec(program.string(), np, {}, LaunchSettings{timeout_seconds, {}}),
-      {}};
-  unsetenv(kLessonVerdictVariable);
-  at.result = folder.read(name);
+  {
+    const ScopedVariable folder(lessons::kJudgeVariable, transcripts.path().string());
+    const ScopedVariable verdict(lessons::kVerdictVariable, verdicts.file(name));
+    const JobEnd judged = run_program_under_mpiexec(judge.string(), np, {}, settings);
+    if (judged.code != 0) {
+      throw InternalError(fmt::format("the judge of lesson {:02d} ({}) failed at {} ranks: {}",
+                                      l.number, judge.string(), np,
+                                      judged.reason(request.timeout_seconds)));
+    }
+  }
+  at.result = verdicts.read(name);
   return at;
 }
 
@@ -119,28 +182,44 @@ const LessonWorldRun* LessonRun::failed_job() const {
   return !runs.empty() && runs.back().job_failed() ? &runs.back() : nullptr;
 }
 
-LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int>& world_sizes,
-                       int timeout_seconds) {
-  const std::string target = solution ? l.target() + "_solution" : l.target();
+LessonRun check_lesson(const LessonInfo& l, const CheckRequest& request) {
+  const std::string judge_target = l.target() + "_solution";
+  const std::string target = request.solution ? judge_target : l.target();
   LessonRun run;
-  run.source = l.dir / (solution ? "solution.cpp" : "exercise.cpp");
+  run.seed = request.seed;
+  run.source = request.solution           ? l.dir / "solution.cpp"
+               : request.exercise.empty() ? l.dir / "exercise.cpp"
+                                          : std::filesystem::absolute(request.exercise);
   const auto checker = l.dir / "check.cpp";
   run.source_sha256 = sha256_of_file(run.source);
   run.check_sha256 = sha256_of_file(checker);
+  // The judge first: the library's solution with the same check.
+  const auto solution = l.dir / "solution.cpp";
+  const std::string judge_digests = sha256_of_file(solution) + " " + run.check_sha256 + "\n";
+  const auto judge_record = kBinaryDir / "lessons" / (judge_target + ".sha256");
+  renew_if_changed({solution, checker}, judge_record, judge_digests);
+  if (std::optional<std::string> messages = build_target(judge_target)) {
+    throw InternalError(fmt::format("the library's solution of lesson {:02d} does not compile:\n{}",
+                                    l.number, *messages));
+  }
+  write_file_safely(judge_record, judge_digests, "the record of the last build");
   const std::string digests = run.source_sha256 + " " + run.check_sha256 + "\n";
   const auto record = kBinaryDir / "lessons" / (target + ".sha256");
-  renew_if_changed({run.source, checker}, record, digests);
-  if (std::optional<std::string> messages = build_target(target)) {
-    run.outcome = LessonRun::Outcome::does_not_compile;
-    run.compiler_output = std::move(*messages);
-    return run;
+  if (!request.solution) {
+    point_exercise_at(l, run.source);
+    renew_if_changed({run.source, checker}, record, digests);
+    if (std::optional<std::string> messages = build_target(target)) {
+      run.outcome = LessonRun::Outcome::does_not_compile;
+      run.compiler_output = with_source_path(std::move(*messages), l, run.source);
+      return run;
+    }
+    write_file_safely(record, digests, "the record of the last build");
   }
-  write_file_safely(record, digests, "the record of the last build");
   run.program = kBinaryDir / "lessons" / target;
-  const JobFolder folder;
+  const auto judge = kBinaryDir / "lessons" / judge_target;
   std::vector<WorldVerdict> verdicts;
-  for (int np : world_sizes.empty() ? l.world_sizes : world_sizes) {
-    run.runs.push_back(run_at(l, solution, run.program, folder, np, timeout_seconds));
+  for (int np : request.world_sizes.empty() ? l.world_sizes : request.world_sizes) {
+    run.runs.push_back(run_at(l, request.solution, run.program, judge, np, request));
     if (run.runs.back().end.code == kExitUsage) {
       run.outcome = LessonRun::Outcome::refused;
       return run;
@@ -150,7 +229,9 @@ LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int
   }
   run.outcome = LessonRun::Outcome::checked;
   run.summary = summarize(verdicts);
-  for (PartSummary& part : run.summary.parts) part.todo = todo_from_build_folder(part.todo);
+  for (PartSummary& part : run.summary.parts) {
+    part.todo = with_source_path(todo_from_build_folder(part.todo), l, run.source);
+  }
   return run;
 }
 

@@ -4,6 +4,7 @@
 /// tensor. `lesson check` and `lesson grade` both take this path.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,17 +17,14 @@
 
 namespace tplab::app {
 
-/// The environment variable that names the file a lesson program writes its findings to.
-inline constexpr const char* kLessonVerdictVariable = "TPLAB_LESSON_VERDICT";
-
 /// One run of a lesson program at one world size.
 struct LessonWorldRun {
   /// The world size.
   int np = 1;
   /// How the job ended.
   JobEnd end;
-  /// What the program wrote (lesson_verdict.hpp): {"verdict", "parts", "first_failed",
-  /// "reports": [{"title", "part", "tensors": [{"name", "pass", "max_abs", ...}]}]}.
+  /// What the judge wrote of the exercise's run (lesson_verdict.hpp): {"verdict", "parts",
+  /// "first_failed", "reports": [{"title", "part", "checks": [{"name", "pass", ...}]}]}.
   JobResult result;
 
   /// The verdict the program wrote; nothing when the job failed or left none.
@@ -41,8 +39,11 @@ struct LessonWorldRun {
 
 /// What checking a lesson found.
 struct LessonRun {
-  /// The source checked: the lesson's exercise.cpp, or its solution.cpp.
+  /// The source checked: the lesson's exercise.cpp, a submission's copy of it, or its
+  /// solution.cpp.
   std::filesystem::path source;
+  /// The seed the check's inputs were drawn with (0: the inputs the lesson ships with).
+  std::uint64_t seed = 0;
   /// The program built from it and run under mpiexec.
   std::filesystem::path program;
   /// The SHA-256 of that source and of the lesson's check.cpp, as they were compiled.
@@ -67,12 +68,30 @@ struct LessonRun {
   const LessonWorldRun* failed_job() const;
 };
 
+/// How to check a lesson.
+struct CheckRequest {
+  /// The library's solution instead of the exercise.
+  bool solution = false;
+  /// The world sizes to run (empty: the lesson's own).
+  std::vector<int> world_sizes;
+  /// Every job's deadline.
+  int timeout_seconds = 120;
+  /// The seed of the check's inputs (0: the inputs the lesson ships with).
+  std::uint64_t seed = 0;
+  /// The exercise to check, from anywhere (a student's submission); empty: the lesson's own
+  /// exercise.cpp.
+  std::filesystem::path exercise;
+};
+
 /// Builds lesson `l`'s program (its solution with `solution`) from the sources as they are
 /// (renewing their time stamps when their content changed since the last build, so that a file
-/// copied in with an old time stamp is compiled all the same) and runs it at each world size
-/// of `world_sizes` (empty: the lesson's own), printing the program's tables as it goes. The
-/// findings are written to a private JobFolder and read back only when they are the job's own.
-LessonRun check_lesson(const LessonInfo& l, bool solution, const std::vector<int>& world_sizes,
-                       int timeout_seconds);
+/// copied in with an old time stamp is compiled all the same) and runs it at each world size,
+/// printing the tables as it goes. At each world size two jobs run one after the other: the
+/// exercise's, whose ranks write only what they produced (their transcripts, into a private
+/// JobFolder), and the judge's, the lesson's program built from the library's solution, which
+/// runs none of the exercise's code and compares those transcripts with the reference. Only the
+/// judge's job is told where to write its verdict, into a JobFolder made after the exercise's
+/// job ended; it is read back only when it is that job's own.
+LessonRun check_lesson(const LessonInfo& l, const CheckRequest& request);
 
 }  // namespace tplab::app

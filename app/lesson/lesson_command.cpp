@@ -12,6 +12,7 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <random>
 
 #include "commands.hpp"
 #include "core/error.hpp"
@@ -20,6 +21,7 @@
 #include "lesson_check.hpp"
 #include "lesson_grade.hpp"
 #include "lesson_progress.hpp"
+#include "lesson_submissions.hpp"
 #include "mpi_launch.hpp"
 #include "option_checks.hpp"
 #include "output_lock.hpp"
@@ -42,6 +44,8 @@ struct LessonOptions {
   std::optional<std::string> json;
   int timeout = 120;
   bool allow_many_ranks = false;
+  std::optional<std::uint64_t> seed;  // check: 0 unless given; grade: a fresh one unless given
+  std::optional<std::string> submissions, out;  // grade a class: one folder per student
 };
 
 std::vector<LessonInfo> lessons() {
@@ -295,7 +299,12 @@ int check(const LessonOptions& o) {
   std::optional<ProgressFile> progress;
   if (!o.solution) progress.emplace(progress_file());
   const bool passed_before = progress && progress->lesson(l.number).passed_before;
-  LessonRun run = check_lesson(l, o.solution, o.np, o.timeout);
+  CheckRequest request;
+  request.solution = o.solution;
+  request.world_sizes = o.np;
+  request.timeout_seconds = o.timeout;
+  request.seed = o.seed.value_or(0);
+  LessonRun run = check_lesson(l, request);
   if (run.outcome == LessonRun::Outcome::refused) return kExitUsage;  // the program said why
   if (run.outcome == LessonRun::Outcome::does_not_compile) {
     print_compiler_output(run.compiler_output);
@@ -324,6 +333,12 @@ int check(const LessonOptions& o) {
 }
 
 int grade(const LessonOptions& o) {
+  if (o.submissions && (o.solution || o.json)) {
+    throw UsageError(
+        "--submissions grades the students' exercises, each into --out/STUDENT/results.json: "
+        "it takes neither --solution nor --json");
+  }
+  if (o.out && !o.submissions) throw UsageError("--out goes with --submissions DIR");
   std::optional<OutputLock> json_lock;  // held until the grades are written
   if (o.json) {
     require_writable_file(*o.json, "--json");
@@ -332,7 +347,18 @@ int grade(const LessonOptions& o) {
   const std::vector<LessonInfo> all = lessons();
   std::vector<LessonInfo> chosen;
   for (int n : o.numbers) chosen.push_back(find_lesson(all, n));
-  return grade_lessons(o.numbers.empty() ? all : chosen, o.solution, o.json, o.timeout);
+  // A grade's inputs are drawn afresh each time, so that no answer can be known before it runs;
+  // --seed repeats a grade (its seed is in results.json).
+  const std::uint64_t seed =
+      o.seed ? *o.seed : (std::uint64_t{std::random_device{}()} << 32 | std::random_device{}()) | 1;
+  if (o.submissions) {
+    const std::filesystem::path folder = std::filesystem::absolute(*o.submissions);
+    const std::filesystem::path out =
+        o.out ? std::filesystem::path(*o.out)
+              : folder.parent_path() / (folder.filename().string() + "-grades");
+    return grade_submissions(o.numbers.empty() ? all : chosen, folder, out, o.timeout, seed);
+  }
+  return grade_lessons(o.numbers.empty() ? all : chosen, o.solution, o.json, o.timeout, seed);
 }
 
 /// The lesson number `text` names in base 10 ("8" or "08"); a usage error otherwise.
@@ -380,6 +406,9 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
       ->check(timeout_check())
       ->capture_default_str();
   add_allow_many_ranks_flag(*check_cmd, o->allow_many_ranks);
+  check_cmd->add_option("--seed", o->seed,
+                        "draw the check's inputs from this seed (default: the lesson's own inputs; "
+                        "a grade's seed is in its results.json)");
   check_cmd->callback([o, &exit_code] { exit_code = check(*o); });
   CLI::App* hint_cmd = cmd->add_subcommand("hint", "the next hint (--all: every hint)");
   number(hint_cmd);
@@ -406,6 +435,16 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
                         "write the grades in Gradescope's results.json form (score, tests)");
   grade_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
       ->capture_default_str();
+  grade_cmd->add_option("--submissions", o->submissions,
+                        "grade a class: DIR holds one folder per student, each laid out as "
+                        "lessons/ (STUDENT/01-column-split/exercise.cpp, ...); each is built and "
+                        "checked apart");
+  grade_cmd->add_option("--out", o->out,
+                        "with --submissions: where STUDENT/results.json and gradebook.csv go "
+                        "(default: DIR-grades beside DIR)");
+  grade_cmd->add_option("--seed", o->seed,
+                        "draw every check's inputs from this seed, to repeat a grade (default: a "
+                        "fresh seed each time, written to results.json)");
   grade_cmd->callback([o, &exit_code] { exit_code = grade(*o); });
 }
 

@@ -68,6 +68,12 @@ std::string describe_tensor(int np, const nlohmann::json& t) {
     return fmt::format("np={}: ok, max_abs {}, {} of the tolerance used", np,
                        number_text(t["max_abs"], "{:.3g}"), used);
   }
+  // The judge's words where it had nothing of the exercise's to measure: not produced (the
+  // part ended early, the job exited), or produced in the wrong extents.
+  if (!t.value("produced", true) || !t["max_abs"].is_number()) {
+    return fmt::format("np={}: FAIL, {}", np,
+                       t["note"].is_string() ? t["note"].get<std::string>() : "not produced");
+  }
   if (!t.value("replicas_identical", true)) {
     return fmt::format("np={}: FAIL, ranks that should hold the same values differ ({})", np,
                        t.value("replicas_differ", ""));
@@ -178,7 +184,10 @@ void fail_parts_not_started(const LessonInfo& l, const LessonRun& run,
   }
   if (unreported.empty()) return;
   fmt::print("\n(the library's solution, run to name the tensors of the parts not started)\n");
-  const LessonRun reference = check_lesson(l, /*solution=*/true, {}, timeout_seconds);
+  CheckRequest request;
+  request.solution = true;
+  request.timeout_seconds = timeout_seconds;
+  const LessonRun reference = check_lesson(l, request);
   for (TensorGrade& t : grade_tensors(reference, timeout_seconds)) {
     for (const PartSummary* part : unreported) {
       if (t.part != part->name) continue;
@@ -208,11 +217,27 @@ void grade_checked(LessonGrade& g, const LessonInfo& l, const LessonRun& run, in
                          passed, g.tensors.size(), fmt::join(sizes, ", "), fmt::join(lines, "\n"));
 }
 
-LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds) {
+LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds,
+                         std::uint64_t seed, const std::filesystem::path& submission) {
   LessonGrade g;
   g.lesson = &l;
-  const LessonRun run = check_lesson(l, solution, {}, timeout_seconds);
-  g.source = std::filesystem::relative(run.source, kSourceDir).string();
+  CheckRequest request;
+  request.solution = solution;
+  request.timeout_seconds = timeout_seconds;
+  request.seed = seed;
+  if (!submission.empty()) {
+    request.exercise = submission / l.dir.filename() / "exercise.cpp";
+    if (!std::filesystem::is_regular_file(request.exercise)) {
+      g.source = request.exercise.string();
+      g.verdict = "not submitted";
+      g.output = fmt::format("not submitted: there is no {}", request.exercise.string());
+      return g;
+    }
+  }
+  const LessonRun run = check_lesson(l, request);
+  g.source = run.source.string().starts_with(kSourceDir.string() + "/")
+                 ? std::filesystem::relative(run.source, kSourceDir).string()
+                 : run.source.string();
   g.sha256 = run.source_sha256;
   g.check_sha256 = run.check_sha256;
   if (run.outcome == LessonRun::Outcome::does_not_compile) {
@@ -293,9 +318,12 @@ nlohmann::json results_json(const std::vector<LessonGrade>& grades, bool solutio
 }  // namespace
 
 int grade_lessons(const std::vector<LessonInfo>& lessons, bool solution,
-                  const std::optional<std::string>& json, int timeout_seconds) {
+                  const std::optional<std::string>& json, int timeout_seconds, std::uint64_t seed,
+                  const std::filesystem::path& submission) {
   std::vector<LessonGrade> grades;
-  for (const LessonInfo& l : lessons) grades.push_back(grade_lesson(l, solution, timeout_seconds));
+  for (const LessonInfo& l : lessons) {
+    grades.push_back(grade_lesson(l, solution, timeout_seconds, seed, submission));
+  }
   double total = 0;
   std::string summary = fmt::format(
       "tplab lesson grade: every lesson's check run on the {} as they stand; each lesson is "

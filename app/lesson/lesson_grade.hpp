@@ -13,6 +13,8 @@
 /// was graded, by which check.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +27,11 @@ namespace tplab::app {
 /// them to `json` when given: {"score", "output", "tests": [{"name", "number", "score",
 /// "max_score", "output", "extra_data"}], "extra_data": {"lessons": [...]}}. Returns the exit
 /// code: 0 once every lesson is graded, whatever the grades.
+/// Every check's inputs come from `seed`. With `submission` (a folder laid out as lessons/, one
+/// NN-slug/exercise.cpp per lesson), its exercises are graded instead of the checkout's; a
+/// lesson it lacks is graded as not submitted.
 int grade_lessons(const std::vector<LessonInfo>& lessons, bool solution,
-                  const std::optional<std::string>& json, int timeout_seconds);
+                  const std::optional<std::string>& json, int timeout_seconds, std::uint64_t seed,
+                  const std::filesystem::path& submission = {});
 
 }  // namespace tplab::app

@@ -44,7 +44,9 @@ void run(Lesson& lesson) {
     const Tensor x_local = lesson.shard(x, x_place).reshaped({kElements});
     const Tensor s = global_sum(device, lesson.world(), x_local);
     double measured = 0;  // what crossed this rank's link, as the counters record it
-    for (const CollectiveCount& c : counters.snapshot()) measured += c.bus_elements;
+    for (const CollectiveCount& c : lesson.counted(counters.snapshot())) {
+      measured += c.bus_elements;
+    }
     lesson.expect("S", sum, sum_place, s, exact_tolerance());
 
     const TensorPlacement one = replicated("scalar", {1}, p);
@@ -59,7 +61,7 @@ void run(Lesson& lesson) {
     expect_scalar("seconds", ring_all_reduce_seconds(p, bytes, alpha, bandwidth),
                   2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * bytes / bandwidth);
     lesson.report("global sum (exact) and the cost of one all-reduce");
-    if (lesson.rank() == 0) {
+    if (lesson.speaks()) {
       fmt::print("  sent: elements one rank sent in the all-reduce of N = {}, as counted ({:g})\n",
                  kElements, measured);
       fmt::print("  busbw at algbw 100 GB/s; seconds for 1 GiB at alpha 5 us, 50 GB/s\n");

@@ -88,7 +88,7 @@ void run(Lesson& lesson) {
       {1, 2, 4, 8});
   const OperatorInputs operators = operator_inputs(t);
   const verify::HostArrays in =
-      verify::make_inputs(kShape, 3, Workload::linear_pair, verify::Values::real);
+      verify::make_inputs(kShape, input_seed(3), Workload::linear_pair, verify::Values::real);
   const verify::HostArrays want = expected_tensors(in);
   // The 1D scheme's own placements: W1 and b1 by columns, W2 by rows, b2 and X whole.
   const std::vector<TensorPlacement> places =

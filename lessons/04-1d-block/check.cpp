@@ -23,7 +23,7 @@ void run(Lesson& lesson) {
                      fmt::format("lesson 04 gives each rank whole heads of the {}", kShape.heads),
                      {1, 2, 4});
   const verify::HostArrays in =
-      verify::make_inputs(kShape, 5, Workload::block, verify::Values::real);
+      verify::make_inputs(kShape, input_seed(5), Workload::block, verify::Values::real);
   const verify::HostArrays want = verify::reference_outputs(kShape, in, Workload::block);
   // The 1D scheme's own placements: Wq, Wk, Wv, W1 by columns, Wo, W2 by rows.
   const std::vector<TensorPlacement> places =
@@ -39,7 +39,7 @@ void run(Lesson& lesson) {
                        {"bo", "[h]", &place("bo")},
                        {"W1", "[h, 4h_T]", &place("w1")},
                        {"W2", "[4h_T, h]", &place("w2")}});
-  if (lesson.rank() == 0) {
+  if (lesson.speaks()) {
     fmt::print("  (Wk, Wv as Wq; each rank holds {} of the {} heads whole)\n", kShape.heads / t,
                kShape.heads);
   }

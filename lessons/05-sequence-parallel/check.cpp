@@ -110,7 +110,7 @@ void run(Lesson& lesson) {
                                  kShape.tokens(), kShape.ffn()),
                      {1, 2, 4, 8});
   const verify::HostArrays in =
-      verify::make_inputs(kShape, 7, Workload::block, verify::Values::real);
+      verify::make_inputs(kShape, input_seed(7), Workload::block, verify::Values::real);
   const verify::HostArrays want = reference_sublayer(in);
   // The weights as 1D splits them; activations by tokens; LN's parameters whole.
   const std::vector<TensorPlacement> mlp =

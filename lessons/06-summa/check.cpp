@@ -32,7 +32,7 @@ void run(Lesson& lesson) {
   lesson.print_shards({{"X", "[m_I, in_J]", &x_place},
                        {"W", "[in_I, out_J]", &w_place},
                        {"Y", "[m_I, out_J]", &y_place}});
-  if (lesson.rank() == 0) {
+  if (lesson.speaks()) {
     fmt::print(
         "  (rank = i*q + j: row group i holds ranks i*q .. i*q+q-1, column group j every "
         "q-th rank from j)\n");
@@ -42,10 +42,11 @@ void run(Lesson& lesson) {
     counters.reset();
     const Tensor got =
         summa_forward(lesson.device(), grid, lesson.shard(x, x_place), lesson.shard(w, w_place));
-    const std::vector<CollectiveCount> counts = counters.snapshot();  // before the check's own
+    // Taken before the check's own collectives.
+    const std::vector<CollectiveCount> counts = lesson.counted(counters.snapshot());
     lesson.expect("Y", y, y_place, got, exact_tolerance());
     lesson.report(fmt::format("SUMMA on a {} x {} grid, exact (integer inputs)", q, q));
-    if (lesson.rank() == 0) {
+    if (lesson.speaks()) {
       fmt::print(
           "  rank 0's collectives (SUMMA: q = {} broadcasts on row of [m/q, in/q], q on "
           "column of [in/q, out/q]; a group of one counts none):\n",

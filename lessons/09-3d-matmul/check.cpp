@@ -62,7 +62,7 @@ void run(Lesson& lesson) {
                        {"X~", "[m_J, h_K]", &x_gathered_place},
                        {"W~", "[h_K, 4h_I]", &w_gathered_place},
                        {"Y", "[m_JK, 4h_I]", &y_place}});
-  if (lesson.rank() == 0) {
+  if (lesson.speaks()) {
     fmt::print("coordinates (i,j,k) of rank = i + q (j + q k):");
     for (int r = 0; r < p; ++r) fmt::print(" {}=({},{},{})", r, at(r).i, at(r).j, at(r).k);
     fmt::print("\n");
@@ -81,17 +81,15 @@ void run(Lesson& lesson) {
     const Tensor y_local =
         matmul_3d(device, grid, lesson.shard(x, x_place), lesson.shard(w, w_place));
     double sent = 0;  // what crossed this rank's links, as the counters record it
-    for (const CollectiveCount& c : counters.snapshot()) sent += c.bus_elements;
-    lesson.expect("Y", y, y_place, y_local, exact_tolerance());
-    std::vector<double> got(static_cast<std::size_t>(y_local.numel()));
-    device.download(y_local, got);
+    for (const CollectiveCount& c : lesson.counted(counters.snapshot())) sent += c.bus_elements;
+    const std::vector<double>& got = lesson.expect("Y", y, y_place, y_local, exact_tolerance());
     const std::string summed = diagnose_group_sum(lesson, got, partials, Axis3D::output);
     if (!summed.empty()) lesson.explain("Y", summed);
     const TensorPlacement one = replicated("scalar", {1}, p);
     lesson.expect("sent", host_array({1}, {sent}), one,
                   scalar(device, matmul_3d_bus_elements(kTokens, in, out, q)), exact_tolerance());
     lesson.report(fmt::format("3D matmul on a {0} x {0} x {0} cube, exact", q));
-    if (lesson.rank() == 0) {
+    if (lesson.speaks()) {
       fmt::print("  sent: your formula against the bus elements the counters recorded ({:g})\n",
                  sent);
     }

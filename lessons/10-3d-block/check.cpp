@@ -50,15 +50,8 @@ PairForward pair_forward(Lesson& lesson, const Grid3D& grid, tp3d::LinearRoles f
   const Tensor hidden = fc1.forward(f.x1_gathered);  // [m/q^2, 4h/q]
   f.x2_gathered = fc2_input.forward(hidden);         // [m/q, 4h/q]
   f.y = fc2.forward(f.x2_gathered);                  // [m/q^2, h/q]
-  f.comm = counters.snapshot();
+  f.comm = lesson.counted(counters.snapshot());
   return f;
-}
-
-/// This rank's values of `t`, on the host.
-std::vector<double> host_values(Device& device, const Tensor& t) {
-  std::vector<double> values(static_cast<std::size_t>(t.numel()));
-  device.download(t, values);
-  return values;
 }
 
 void run(Lesson& lesson) {
@@ -70,7 +63,8 @@ void run(Lesson& lesson) {
                                  kShape.tokens(), kShape.h),
                      {1, 8});
   const Workload pair = Workload::linear_pair;
-  const verify::HostArrays inputs = verify::make_inputs(kShape, 13, pair, verify::Values::integer);
+  const verify::HostArrays inputs =
+      verify::make_inputs(kShape, input_seed(13), pair, verify::Values::integer);
   const verify::HostArrays reference = verify::reference_outputs(kShape, inputs, pair);
   const std::vector<TensorPlacement> placements = tp3d::Scheme3D(false).placements(p, kShape, pair);
   const auto place = [&](std::string_view name) -> const TensorPlacement& {
@@ -87,8 +81,8 @@ void run(Lesson& lesson) {
   Device& device = lesson.device();
   const Grid3D grid = Grid3D::build(lesson.world());
   const tp3d::LinearRoles first = tp3d::kReadsBlockLayout;
-  const auto expect = [&](const char* name, const Tensor& got) {
-    lesson.expect(name, reference.at(name), place(name), got, exact_tolerance());
+  const auto expect = [&](const char* name, const Tensor& got) -> const std::vector<double>& {
+    return lesson.expect(name, reference.at(name), place(name), got, exact_tolerance());
   };
 
   lesson.part("forward", [&] {
@@ -113,13 +107,13 @@ void run(Lesson& lesson) {
         linear_3d_backward(device, grid, second, shard("dy"), f.x2_gathered, w2_gathered);
     const LinearGradients g1 =
         linear_3d_backward(device, grid, first, g2.dx, f.x1_gathered, w1_gathered);
-    const model::CommCheck comm =
-        model::check_comm(f.comm, counters.snapshot(), model::cost_3d(kShape, q, false, pair).comm);
+    const model::CommCheck comm = model::check_comm(f.comm, lesson.counted(counters.snapshot()),
+                                                    model::cost_3d(kShape, q, false, pair).comm);
 
-    expect("dx", g1.dx);
-    expect("d_w1", g1.dw);
+    const std::vector<double>& dx = expect("dx", g1.dx);
+    const std::vector<double>& d_w1 = expect("d_w1", g1.dw);
     expect("d_b1", g1.db);
-    expect("d_w2", g2.dw);
+    const std::vector<double>& d_w2 = expect("d_w2", g2.dw);
     expect("d_b2", g2.db);
     // A wrong sum is often a sum over the wrong group of the cube: name it where one matches.
     const HostArray& x = inputs.at("x");
@@ -135,9 +129,9 @@ void run(Lesson& lesson) {
     const LinearPartials fc1 = linear_3d_backward_partials(x, w1, d_hidden, first, q);
     const LinearPartials fc2 = linear_3d_backward_partials(hidden, w2, dy, second, q);
     const std::pair<const char*, std::string> diagnoses[] = {
-        {"dx", diagnose_group_sum(lesson, host_values(device, g1.dx), fc1.dx, first.input)},
-        {"d_w1", diagnose_group_sum(lesson, host_values(device, g1.dw), fc1.dw, Axis3D::weight)},
-        {"d_w2", diagnose_group_sum(lesson, host_values(device, g2.dw), fc2.dw, Axis3D::weight)}};
+        {"dx", diagnose_group_sum(lesson, dx, fc1.dx, first.input)},
+        {"d_w1", diagnose_group_sum(lesson, d_w1, fc1.dw, Axis3D::weight)},
+        {"d_w2", diagnose_group_sum(lesson, d_w2, fc2.dw, Axis3D::weight)}};
     for (const auto& [name, text] : diagnoses) {
       if (!text.empty()) lesson.explain(name, text);
     }
@@ -165,7 +159,7 @@ void run(Lesson& lesson) {
     }
     lesson.report(fmt::format(
         "3D linear pair on a {0} x {0} x {0} cube, backward, exact (integer inputs)", q));
-    if (lesson.rank() == 0 && q > 1) {
+    if (lesson.speaks() && q > 1) {
       fmt::print(
           "  bwd calls, bwd N: backward's collectives, one entry per collective and group, "
           "against model/cost_3d.cpp; on rank 0, measured / model:\n");

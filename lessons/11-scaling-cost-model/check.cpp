@@ -129,7 +129,7 @@ void run(Lesson& lesson) {
     lesson.expect("first bound", host_array({2, 2}, model_t), crossover,
                   values_tensor(device, {2, 2}, first_t), exact_tolerance());
     lesson.report("the cost of 1D: counted, modelled, timed");
-    if (lesson.rank() == 0) {
+    if (lesson.speaks()) {
       fmt::print(
           "  sent, run: elements one rank sent in the library's 1D block on {} ranks "
           "(b, s, h, n = 2, 8, 16, 4), as counted: {:g}\n",

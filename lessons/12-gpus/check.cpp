@@ -215,7 +215,7 @@ void run(Lesson& lesson) {
                   verify::tolerance_for(DType::bf16, false));
     const bool pass =
         lesson.report("bf16: the rounding, the dot product, and the agreement with f64");
-    if (lesson.rank() == 0) {
+    if (lesson.speaks()) {
       fmt::print(
           "  to_bf16: the bits of {} values (the rounding cases, then values of every "
           "magnitude); from_bf16: all 65536 patterns, as f32 bits\n",

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -17,12 +19,31 @@
 #include "harness.hpp"
 #include "job_result.hpp"
 #include "report.hpp"
+#include "safe_output.hpp"
 #include "shard_location.hpp"
 
 namespace tplab::lessons {
 
 Tolerance exact_tolerance() {
   return verify::tolerance_for(DType::f64, /*exact=*/true);
+}
+
+namespace {
+
+/// The run's seed (TPLAB_LESSON_SEED), read once by run_lesson; 0 keeps the shipped inputs.
+std::uint64_t run_seed = 0;
+
+/// A 64-bit mix (SplitMix64's finaliser): nearby seeds give unrelated draws.
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+std::uint64_t input_seed(std::uint64_t base) {
+  return run_seed == 0 ? base : mix(base ^ mix(run_seed));
 }
 
 std::string verdict_name(PartVerdict verdict) {
@@ -47,6 +68,24 @@ class NeedsEarlierPart : public std::runtime_error {
 
 /// How one rank left a part, in the order of severity the agreement takes the largest of.
 enum RankOutcome { ran = 0, stopped = 1, threw = 2 };
+
+/// A TODO's place, "file:line", with the file as the learner knows it: the build compiles an
+/// exercise through a link (lessons/CMakeLists.txt), which is followed here.
+std::string todo_in_source(const std::string& where) {
+  const std::size_t colon = where.rfind(':');
+  if (colon == std::string::npos) return where;
+  std::error_code error;
+  const std::filesystem::path file = std::filesystem::canonical(where.substr(0, colon), error);
+  return error ? where : file.string() + where.substr(colon);
+}
+
+/// An event of the exercise's transcript, its other fields to fill in.
+TranscriptEvent event(TranscriptEvent::Kind kind, const std::string& name) {
+  TranscriptEvent e;
+  e.kind = kind;
+  e.name = name;
+  return e;
+}
 
 /// How long a rank that left a part early (a TODO, an error) waits for the others to leave it
 /// too. A rank still inside the part's collectives never arrives; then the job must end.
@@ -92,11 +131,46 @@ struct Lesson::Agreement {
   }
 };
 
-Lesson::Lesson(Comm& world, Device& device)
-    : world_(world), device_(device), agreement_(std::make_shared<Agreement>(MPI_COMM_WORLD)) {}
+Lesson::Lesson(Comm& world, Device& device, LessonRole role, const std::string& transcripts)
+    : world_(world),
+      device_(device),
+      role_(role),
+      agreement_(std::make_shared<Agreement>(MPI_COMM_WORLD)) {
+  own_ = {rank(), size(), run_seed, {}};
+  if (role_ != LessonRole::judge) return;
+  // What this rank of the exercise's job wrote. None (an exercise that exited before the end of
+  // the lesson, or wrote something else in its place) leaves every part of this rank unproduced.
+  const std::filesystem::path file =
+      std::filesystem::path(transcripts) / transcript_file_name(rank());
+  std::optional<std::string> text;
+  try {
+    text = app::read_own_file(file, "the exercise's transcript");
+  } catch (const std::exception& e) {
+    no_transcript_ = e.what();
+  }
+  if (!text && no_transcript_.empty()) {
+    no_transcript_ = fmt::format(
+        "rank {} of the exercise's job ended without finishing the lesson (it left no "
+        "transcript: an exercise must return from its functions, never exit)",
+        rank());
+  }
+  if (!text) return;
+  std::string why;
+  const nlohmann::json document = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  exercise_ = parse_transcript(document, why);
+  if (exercise_ &&
+      (exercise_->rank != rank() || exercise_->size != size() || exercise_->seed != run_seed)) {
+    why = "it was written for another run";
+    exercise_.reset();
+  }
+  if (!exercise_) {
+    no_transcript_ = fmt::format(
+        "rank {} of the exercise's job left a transcript the judge cannot use: {}", rank(), why);
+  }
+}
 
 void Lesson::print_shards(const std::vector<ShardNote>& notes) const {
-  if (rank() != 0) return;
+  if (!speaks()) return;
   fmt::print("what each rank holds (p = {} ranks; index ranges inclusive):\n", size());
   for (const ShardNote& n : notes) {
     const TensorPlacement& place = *n.placement;
@@ -117,13 +191,16 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
   check(current_part_.empty(), "Lesson::part: parts do not nest");
   current_part_ = name;
   const std::size_t first_report = reports_.size();
+  if (role_ == LessonRole::exercise)
+    own_.events.push_back(event(TranscriptEvent::Kind::part, name));
+  if (role_ == LessonRole::judge) begin_exercise_part(name);
   RankOutcome outcome = ran;
   PartResult result{name, PartVerdict::pass, {}, {}};
   try {
     body();
   } catch (const NotStarted& e) {
     outcome = stopped;
-    result.todo = e.what();
+    result.todo = todo_in_source(e.what());
   } catch (const NeedsEarlierPart& e) {
     outcome = stopped;
     result.message = e.what();
@@ -133,6 +210,18 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
   }
   clear_queue();
   current_part_.clear();
+  if (role_ == LessonRole::judge && outcome != threw) {
+    // The part ends as the exercise's run of it ended, where that was earlier than the check.
+    end_exercise_part();
+    if (stopped_) {
+      const RankOutcome theirs = stopped_->outcome == "threw" ? threw : stopped;
+      if (theirs > outcome) {
+        outcome = theirs;
+        result.todo = stopped_->todo;
+        result.message = stopped_->message;
+      }
+    }
+  }
 
   // [worst outcome, p - (lowest rank that threw), p - (lowest rank that met a TODO)]: one
   // agreement tells every rank how the part ended and whose words to keep.
@@ -155,7 +244,7 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
   int thrower = -1;
   if (worst == threw) {
     thrower = size() - agreed[1];
-    if (rank() == thrower) {
+    if (rank() == thrower && role_ != LessonRole::judge) {
       fmt::print(stderr, "{}\n", result.message);
       std::fflush(stderr);
     }
@@ -164,9 +253,25 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
     // Every rank keeps the TODO of the lowest rank that met one (in SPMD all meet the same).
     agreement_->broadcast(result.todo, size() - agreed[2]);
   }
+  if (role_ == LessonRole::exercise) {
+    // The exercise's job judges nothing: a part that ran counts as passed only for
+    // require_part, which needs the earlier part's outputs, not their verdict.
+    TranscriptEvent& end = own_.events.emplace_back(event(TranscriptEvent::Kind::part_end, name));
+    end.outcome = worst == threw ? "threw" : worst == stopped ? "stopped" : "ran";
+    end.todo = result.todo;
+    end.message = result.message;
+    result.verdict = worst == threw     ? PartVerdict::wrong
+                     : worst == stopped ? PartVerdict::not_started
+                                        : PartVerdict::pass;
+    parts_.push_back(result);
+    return result.verdict;
+  }
   bool reports_pass = true;
   for (std::size_t i = first_report; i < reports_.size(); ++i) {
-    for (const TensorCheck& c : reports_[i].checks) reports_pass = reports_pass && c.pass;
+    const CheckedReport& r = reports_[i];
+    for (std::size_t k = 0; k < r.checks.size(); ++k) {
+      reports_pass = reports_pass && (r.checks[k].pass || !r.produced[k]);
+    }
   }
   result.verdict = worst == threw || !reports_pass ? PartVerdict::wrong
                    : worst == stopped              ? PartVerdict::not_started
@@ -176,7 +281,7 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
                        : result.verdict == PartVerdict::wrong ? "WRONG"
                                                               : "not started";
     if (!result.todo.empty()) said += " (TODO at " + result.todo + ")";
-    if (thrower >= 0) {
+    if (thrower >= 0 && role_ == LessonRole::alone) {
       said += fmt::format(" (stopped by the error on rank {}, on stderr)", thrower);
     } else if (!result.message.empty()) {
       said += ": " + result.message;
@@ -186,6 +291,74 @@ PartVerdict Lesson::part(const std::string& name, const std::function<void()>& b
   }
   parts_.push_back(result);
   return result.verdict;
+}
+
+void Lesson::begin_exercise_part(const std::string& name) {
+  stopped_.reset();
+  exercise_end_.reset();
+  if (!exercise_) {
+    stopped_ = Stop{"threw", {}, no_transcript_};
+    return;
+  }
+  // The exercise's job may have run a part the judge skips (one that needs an earlier part
+  // the judge found wrong): its events are passed over.
+  const std::vector<TranscriptEvent>& events = exercise_->events;
+  while (cursor_ < events.size() &&
+         !(events[cursor_].kind == TranscriptEvent::Kind::part && events[cursor_].name == name)) {
+    ++cursor_;
+  }
+  if (cursor_ == events.size()) {
+    stopped_ =
+        Stop{"threw",
+             {},
+             fmt::format("rank {}: the exercise's transcript has no part '{}'", rank(), name)};
+    return;
+  }
+  ++cursor_;
+  for (std::size_t i = cursor_; i < events.size(); ++i) {
+    if (events[i].kind == TranscriptEvent::Kind::part_end) {
+      exercise_end_ = events[i];
+      return;
+    }
+  }
+  stopped_ =
+      Stop{"threw",
+           {},
+           fmt::format("rank {}: the exercise's transcript of part '{}' has no end", rank(), name)};
+}
+
+void Lesson::end_exercise_part() {
+  if (stopped_ || !exercise_end_) return;
+  // Everything the check took, the exercise gave: its run ends the part as the check did,
+  // unless it stopped after the last thing taken (a TODO after the last report).
+  if (exercise_end_->outcome != "ran") {
+    stopped_ = Stop{exercise_end_->outcome, exercise_end_->todo, exercise_end_->message};
+  }
+}
+
+const TranscriptEvent* Lesson::next_event(TranscriptEvent::Kind kind, const std::string& what) {
+  if (stopped_) return nullptr;
+  const TranscriptEvent& event = exercise_->events.at(cursor_);
+  if (event.kind == TranscriptEvent::Kind::part_end) {
+    // The exercise's part ended before the check had `what`: as the exercise's job saw it end.
+    stopped_ = event.outcome == "ran"
+                   ? Stop{"threw",
+                          {},
+                          fmt::format("rank {}: the exercise's run of part '{}' ended without {}",
+                                      rank(), current_part_, what)}
+                   : Stop{event.outcome, event.todo, event.message};
+    return nullptr;
+  }
+  ++cursor_;
+  if (event.kind != kind || (kind == TranscriptEvent::Kind::tensor && event.name != what)) {
+    stopped_ = Stop{"threw",
+                    {},
+                    fmt::format("rank {}: the exercise's transcript has a {} '{}' where the check "
+                                "takes {}",
+                                rank(), event_kind_name(event.kind), event.name, what)};
+    return nullptr;
+  }
+  return &event;
 }
 
 void Lesson::require_part(const std::string& earlier, const std::string& why) {
@@ -206,24 +379,61 @@ Tensor Lesson::shard(const HostArray& global, const TensorPlacement& placement) 
   return verify::upload_shard(device_, global, placement, rank(), DType::f64);
 }
 
-void Lesson::expect(const std::string& name, const HostArray& reference,
-                    const TensorPlacement& placement, const Tensor& got,
-                    const Tolerance& tolerance) {
+const std::vector<double>& Lesson::expect(const std::string& name, const HostArray& reference,
+                                          const TensorPlacement& placement, const Tensor& got,
+                                          const Tolerance& tolerance) {
   const Extents wanted = placement.local_extents(rank());
-  if (got.extents() != wanted) {
-    const BlockRange& block = placement.blocks.at(static_cast<std::size_t>(rank()));
-    throw UsageError(fmt::format("{} on rank {} is {}, but this rank should hold {}: {} of {}",
-                                 name, rank(), to_string(got.extents()), to_string(wanted),
-                                 block_ranges(block, placement.global),
-                                 to_string(placement.global)));
-  }
+  const BlockRange& block = placement.blocks.at(static_cast<std::size_t>(rank()));
+  const auto wrong_extents = [&](const Extents& extents) {
+    return fmt::format("{} on rank {} is {}, but this rank should hold {}: {} of {}", name, rank(),
+                       to_string(extents), to_string(wanted), block_ranges(block, placement.global),
+                       to_string(placement.global));
+  };
   std::vector<double> values(static_cast<std::size_t>(got.numel()));
   device_.download(got, values);
+  if (role_ == LessonRole::exercise) {
+    TranscriptEvent& e = own_.events.emplace_back(event(TranscriptEvent::Kind::tensor, name));
+    e.extents = got.extents();
+    e.values = values;
+  }
+  int status = 0;  // produced
+  std::string status_text;
+  if (role_ == LessonRole::judge) {
+    // The exercise's tensor in place of the solution's; the solution's stands in, unjudged,
+    // for one the exercise did not produce, so that every rank queues the same tensors.
+    if (const TranscriptEvent* e = next_event(TranscriptEvent::Kind::tensor, name)) {
+      if (e->extents == wanted && e->values.size() == values.size()) {
+        values = e->values;
+      } else {
+        status = 2;
+        status_text = wrong_extents(e->extents);
+      }
+    } else {
+      status = 1;
+    }
+  } else if (got.extents() != wanted) {
+    throw UsageError(wrong_extents(got.extents()));
+  }
   names_.push_back(name);
   references_.push_back(reference);
   placements_.push_back(&placement);
   got_.push_back(std::move(values));
   tolerances_.push_back(tolerance);
+  statuses_.push_back(status);
+  status_texts_.push_back(std::move(status_text));
+  return got_.back();
+}
+
+std::vector<CollectiveCount> Lesson::counted(std::vector<CollectiveCount> measured) {
+  if (role_ == LessonRole::exercise) {
+    own_.events.emplace_back(event(TranscriptEvent::Kind::counts, "collectives")).counts = measured;
+  }
+  if (role_ == LessonRole::judge) {
+    if (const TranscriptEvent* e = next_event(TranscriptEvent::Kind::counts, "its collectives")) {
+      return e->counts;
+    }
+  }
+  return measured;
 }
 
 void Lesson::explain(const std::string& name, const std::string& text) {
@@ -232,6 +442,13 @@ void Lesson::explain(const std::string& name, const std::string& text) {
 
 bool Lesson::report(const std::string& title) {
   check(!current_part_.empty(), "Lesson::report belongs inside a part");
+  if (role_ == LessonRole::exercise) {
+    own_.events.push_back(event(TranscriptEvent::Kind::report, title));
+    clear_queue();
+    return true;
+  }
+  if (role_ == LessonRole::judge)
+    next_event(TranscriptEvent::Kind::report, "the report '" + title + "'");
   std::vector<verify::ShardToCheck> shards;
   for (std::size_t i = 0; i < names_.size(); ++i) {
     shards.push_back({names_[i], &references_[i], placements_[i], got_[i], tolerances_[i],
@@ -247,26 +464,61 @@ bool Lesson::report(const std::string& title) {
     }
   }
   std::vector<TensorCheck> checks = verify::compare_shards(world_, shards);
+  // Which tensors the exercise produced on every rank, and on the lowest rank whose tensor had
+  // the wrong extents, why.
+  std::vector<int> agreed = statuses_;
+  for (std::size_t i = 0; i < statuses_.size(); ++i) {
+    agreed.push_back(statuses_[i] == 2 ? size() - rank() : 0);
+  }
+  agreement_->max(agreed, false);
+  std::vector<bool> produced(checks.size(), true);
+  std::vector<TensorCheck> judged;  // the table: what the exercise produced, in its extents
+  std::vector<std::pair<std::string, std::string>> unjudged;  // the others, and why
   bool pass = true;
   for (std::size_t i = 0; i < checks.size(); ++i) {
     TensorCheck& c = checks[i];
+    if (agreed[i] != 0) {
+      // The numbers are the solution's stand-in's: none of them describes the exercise.
+      std::string text =
+          agreed[i] == 1 ? "not produced: " + not_produced_reason() : status_texts_[i];
+      if (agreed[i] == 2) agreement_->broadcast(text, size() - agreed[checks.size() + i]);
+      produced[i] = agreed[i] == 2;
+      TensorCheck blank;
+      blank.name = c.name;
+      blank.global = c.global;
+      blank.max_abs = blank.rel_l2 = blank.share = blank.worst_got = blank.worst_ref = NAN;
+      c = blank;
+      notes_.emplace_back(c.name, text);
+      unjudged.emplace_back(c.name, text);
+    } else {
+      const std::int64_t index = c.nonfinite > 0 ? c.first_nonfinite : c.worst_index;
+      if (!c.pass && index >= 0) c.worst_where = element_location(c.name, *placements_[i], index);
+      judged.push_back(c);
+    }
     pass = pass && c.pass;
-    const std::int64_t index = c.nonfinite > 0 ? c.first_nonfinite : c.worst_index;
-    if (!c.pass && index >= 0) c.worst_where = element_location(c.name, *placements_[i], index);
   }
   if (rank() == 0) {
     fmt::print("\n{} (p = {} ranks)\n", title, size());
-    verify::print_tensor_table(checks, stdout);
+    if (!judged.empty()) verify::print_tensor_table(judged, stdout);
+    for (const auto& [tensor, text] : unjudged) {
+      fmt::print("  {}: {}{}\n", tensor, text.starts_with("not produced") ? "" : "FAIL, ", text);
+    }
     for (const auto& [tensor, text] : notes_) {
-      for (const TensorCheck& c : checks) {
+      for (const TensorCheck& c : judged) {
         if (c.name == tensor && !c.pass) fmt::print("  {}: {}\n", tensor, text);
       }
     }
     std::fflush(stdout);
   }
-  reports_.push_back({title, current_part_, std::move(checks), notes_});
+  reports_.push_back({title, current_part_, std::move(checks), std::move(produced), notes_});
   clear_queue();
   return pass;
+}
+
+std::string Lesson::not_produced_reason() const {
+  if (!stopped_) return "the exercise's part ended early on another rank";
+  if (!stopped_->todo.empty()) return "the part is not started (TODO at " + stopped_->todo + ")";
+  return stopped_->message;
 }
 
 bool Lesson::on_every_rank(bool mine) {
@@ -281,6 +533,8 @@ void Lesson::clear_queue() {
   placements_.clear();
   got_.clear();
   tolerances_.clear();
+  statuses_.clear();
+  status_texts_.clear();
   notes_.clear();
 }
 
@@ -332,7 +586,8 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
   nlohmann::json first_failed = nullptr;
   for (const CheckedReport& r : reports) {
     nlohmann::json checks = nlohmann::json::array();
-    for (const TensorCheck& c : r.checks) {
+    for (std::size_t k = 0; k < r.checks.size(); ++k) {
+      const TensorCheck& c = r.checks[k];
       std::string note;
       for (const auto& [tensor, text] : r.notes) {
         if (tensor == c.name && !c.pass) note = text;
@@ -348,9 +603,10 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
                         {"where", text_or_null(c.worst_where)},
                         {"note", text_or_null(note)},
                         {"nonfinite", c.nonfinite},
+                        {"produced", r.produced.at(k)},
                         {"replicas_identical", c.replicas_differ.empty()},
                         {"replicas_differ", c.replicas_differ}});
-      if (!c.pass && first_failed.is_null()) first_failed = c.name;
+      if (!c.pass && r.produced.at(k) && first_failed.is_null()) first_failed = c.name;
     }
     report_list.push_back({{"title", r.title}, {"part", r.part}, {"checks", checks}});
   }
@@ -361,11 +617,72 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
           {"reports", report_list}};
 }
 
+namespace {
+
+/// The role the environment gives this program, and the folder of transcripts it names.
+std::pair<LessonRole, std::string> role_from_environment() {
+  if (const char* folder = std::getenv(kJudgeVariable); folder != nullptr) {
+    return {LessonRole::judge, folder};
+  }
+  if (const char* folder = std::getenv(kTranscriptVariable); folder != nullptr) {
+    return {LessonRole::exercise, folder};
+  }
+  return {LessonRole::alone, {}};
+}
+
+/// TPLAB_LESSON_SEED as a number; UsageError when it is not one.
+std::uint64_t seed_from_environment() {
+  const char* text = std::getenv(kSeedVariable);
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || *text == '-') {
+    throw UsageError(
+        fmt::format("{}={} is not a seed (a number from 0 to 2^64 - 1)", kSeedVariable, text));
+  }
+  return value;
+}
+
+/// Prints the lesson's verdict on rank 0, as a run alone and a judge end.
+void print_verdict(const Lesson& lesson, const std::string& verdict) {
+  if (lesson.rank() != 0) return;
+  std::vector<std::string> parts;
+  for (const PartResult& p : lesson.parts()) {
+    parts.push_back(fmt::format("{} {}", p.name, verdict_name(p.verdict)));
+  }
+  const std::string summary = fmt::format("({})", fmt::join(parts, ", "));
+  if (verdict == "pass") fmt::print("\nPASS {}\n", summary);
+  if (verdict == "wrong") {
+    bool failed_check = false;
+    for (const CheckedReport& r : lesson.reports()) {
+      for (const TensorCheck& c : r.checks) failed_check = failed_check || !c.pass;
+    }
+    fmt::print("\nWRONG {}: see {}\n", summary,
+               failed_check ? "the rows marked FAIL above" : "the error above");
+  }
+  if (verdict == "not_started") {
+    fmt::print("\nnot started: the exercise still has a TODO {}\n", summary);
+  }
+  if (verdict == "in_progress") fmt::print("\nin progress {}\n", summary);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
 int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body) {
   MpiSession session;
   CpuDevice device;
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
-  Lesson lesson(*world, device);
+  const auto [role, transcripts] = role_from_environment();
+  try {
+    run_seed = seed_from_environment();
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "{}: error [rank {}/{}]: {}\n", name, world->rank(), world->size(),
+               e.what());
+    return 2;
+  }
+  Lesson lesson(*world, device, role, transcripts);
   try {
     body(lesson);
   } catch (const UsageError& e) {
@@ -380,43 +697,29 @@ int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body
     MPI_Abort(MPI_COMM_WORLD, 3);
     return 3;
   }
-  const std::string verdict = lesson_verdict(lesson.parts());
-  if (lesson.rank() == 0) {
-    std::vector<std::string> parts;
-    for (const PartResult& p : lesson.parts()) {
-      parts.push_back(fmt::format("{} {}", p.name, verdict_name(p.verdict)));
+  // Under `tplab lesson check` every rank exits 0 once it has written what its role writes, so
+  // that mpiexec has no failed process to report on top of the lesson's own words.
+  try {
+    if (role == LessonRole::exercise) {
+      const auto file = std::filesystem::path(transcripts) / transcript_file_name(lesson.rank());
+      app::write_result(file.string(), transcript_json(lesson.transcript()), kTranscriptVariable);
+      return 0;
     }
-    const std::string summary = fmt::format("({})", fmt::join(parts, ", "));
-    if (verdict == "pass") fmt::print("\nPASS {}\n", summary);
-    if (verdict == "wrong") {
-      bool failed_check = false;
-      for (const CheckedReport& r : lesson.reports()) {
-        for (const TensorCheck& c : r.checks) failed_check = failed_check || !c.pass;
-      }
-      fmt::print("\nWRONG {}: see {}\n", summary,
-                 failed_check ? "the rows marked FAIL above" : "the error on stderr");
+    const std::string verdict = lesson_verdict(lesson.parts());
+    print_verdict(lesson, verdict);
+    if (role == LessonRole::alone) {
+      return verdict == "pass" ? 0 : verdict == "wrong" ? 1 : kExitNotStarted;
     }
-    if (verdict == "not_started") {
-      fmt::print("\nnot started: the exercise still has a TODO {}\n", summary);
-    }
-    if (verdict == "in_progress") fmt::print("\nin progress {}\n", summary);
-  }
-  std::fflush(stdout);
-  // Under `tplab lesson check` the verdict goes to a file and every rank exits 0, so that
-  // mpiexec has no failed process to report on top of the lesson's own words.
-  if (const char* path = std::getenv("TPLAB_LESSON_VERDICT"); path != nullptr) {
+    const char* path = std::getenv(kVerdictVariable);
+    if (path == nullptr) throw UsageError(fmt::format("a judge needs {}", kVerdictVariable));
     if (lesson.rank() == 0) {
-      try {
-        app::write_result(path, verdict_json(lesson.parts(), lesson.reports()),
-                          "TPLAB_LESSON_VERDICT");
-      } catch (const UsageError& e) {
-        fmt::print(stderr, "{}: error: {}\n", name, e.what());
-        return 2;
-      }
+      app::write_result(path, verdict_json(lesson.parts(), lesson.reports()), kVerdictVariable);
     }
     return 0;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "{}: error: {}\n", name, e.what());
+    return 2;
   }
-  return verdict == "pass" ? 0 : verdict == "wrong" ? 1 : kExitNotStarted;
 }
 
 HostArray host_array(Extents extents, std::vector<double> values) {
@@ -426,7 +729,7 @@ HostArray host_array(Extents extents, std::vector<double> values) {
 }
 
 std::vector<double> draw(std::int64_t count, std::uint64_t seed, bool integers) {
-  std::mt19937_64 engine(seed);
+  std::mt19937_64 engine(input_seed(seed));
   std::vector<double> values(static_cast<std::size_t>(count));
   for (double& v : values) {
     // The top 53 bits as a double in [0, 1): the same on every rank and every platform.

@@ -3,16 +3,21 @@
 /// the shard blocks it prints, and the per-tensor check against the reference.
 ///
 /// A lesson program is the learner's exercise (or the library's solution) linked with the
-/// lesson's check.cpp, which runs the lesson as named parts ("forward", "backward"). It exits 0
-/// when every part passes, 1 when a part is wrong (a tensor differs from the reference, or the
-/// part threw an error), 2 when the world size cannot run the lesson, and kExitNotStarted when
-/// no part is wrong but one still holds a TPLAB_TODO() (the lesson is not started, or in
-/// progress). Under `tplab lesson check` it writes its verdict to a file and exits 0 instead.
+/// lesson's check.cpp, which runs the lesson as named parts ("forward", "backward"). It plays
+/// one of three roles (LessonRole). Run by hand it checks itself and exits 0 when every part
+/// passes, 1 when a part is wrong (a tensor differs from the reference, or the part threw an
+/// error), 2 when the world size cannot run the lesson, and kExitNotStarted when no part is
+/// wrong but one still holds a TPLAB_TODO() (the lesson is not started, or in progress). Under
+/// `tplab lesson check` and `grade` the verdict never comes from the exercise's process: the
+/// exercise's program only writes what it produced (transcript.hpp), and the lesson's program
+/// built from the library's solution, run afterwards as a job of its own, judges it.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +26,8 @@
 #include "device/device.hpp"
 #include "host_array.hpp"
 #include "lessons/common/exercise.hpp"
+#include "lessons/common/lesson_environment.hpp"
+#include "lessons/common/transcript.hpp"
 #include "scheme/placement.hpp"
 #include "tensor_check.hpp"
 
@@ -32,6 +39,18 @@ using verify::Tolerance;
 
 /// The tolerance of a check where every sum is an integer well inside the dtype's exact range.
 Tolerance exact_tolerance();
+
+/// What a lesson program does with the tensors its check takes from the code it runs.
+enum class LessonRole {
+  alone,     ///< run by hand: compares them with the reference itself and prints the verdict
+  exercise,  ///< under tplab, the exercise's job: writes them to its transcript, judges nothing
+  judge,     ///< under tplab, the solution's job: compares the exercise's transcripts instead
+};
+
+/// The seed of a draw of the check's inputs: `base` as the check names it, unchanged when the
+/// run's seed (TPLAB_LESSON_SEED) is 0, else mixed with it, so that a grade's inputs cannot be
+/// known before it runs (`lesson grade` draws a fresh run seed each time).
+std::uint64_t input_seed(std::uint64_t base);
 
 /// One tensor of a lesson and its shard in the project's notation, e.g. ("W1", "[h, 4h_T]"):
 /// the 4h columns split over the T axis. The index ranges printed beside it come from the
@@ -53,6 +72,10 @@ struct CheckedReport {
   std::string part;
   /// The tensors, merged over all ranks; worst_where says where each one's worst element lies.
   std::vector<TensorCheck> checks;
+  /// Per check: whether the exercise produced it on every rank. A judge marks a tensor not
+  /// produced when the exercise's part ended before it (a TODO, an error, an early exit); such
+  /// a check fails, but counts as not started rather than wrong.
+  std::vector<bool> produced;
   /// Notes on single tensors ("Y: this is the sum over the J group ..."), as (tensor, text).
   std::vector<std::pair<std::string, std::string>> notes;
 };
@@ -83,9 +106,20 @@ struct PartResult {
 /// The ranks of one lesson run, its device, its parts and the checks they made.
 class Lesson {
  public:
-  /// A lesson on the ranks of `world` (an MpiComm), computing on `device`. Collective: it
-  /// opens a communicator of its own on which the ranks agree on each part's verdict.
-  Lesson(Comm& world, Device& device);
+  /// A lesson on the ranks of `world` (an MpiComm), computing on `device`, in `role`. A judge
+  /// reads this rank's transcript from the folder `transcripts`. Collective: it opens a
+  /// communicator of its own on which the ranks agree on each part's verdict.
+  Lesson(Comm& world, Device& device, LessonRole role = LessonRole::alone,
+         const std::string& transcripts = {});
+
+  /// The role this program plays.
+  LessonRole role() const { return role_; }
+  /// Whether this rank prints what the check found and says of it: rank 0 of a run alone or of
+  /// the judge. The exercise's job leaves its terminal to the exercise's own output.
+  bool speaks() const { return rank() == 0 && role_ != LessonRole::exercise; }
+  /// Whether this process runs the exercise's code (alone or as the exercise's job): where what
+  /// the check measures of the exercise itself (its time) can be measured.
+  bool runs_exercise() const { return role_ != LessonRole::judge; }
 
   /// Every rank of the run.
   Comm& world() { return world_; }
@@ -96,8 +130,8 @@ class Lesson {
   /// The number of ranks, p.
   int size() const { return world_.size(); }
 
-  /// Prints, on rank 0, the block of every tensor each rank holds, as index ranges of the
-  /// global tensor: "rank 1: W1[h, 4h_T] = rows 0..15, cols 16..31 of [16, 64]"; a tensor
+  /// Prints, where the lesson speaks(), the block of every tensor each rank holds, as index ranges
+  /// of the global tensor: "rank 1: W1[h, 4h_T] = rows 0..15, cols 16..31 of [16, 64]"; a tensor
   /// every rank holds whole takes one line, "every rank: X[m, h] = rows 0..7, ...".
   void print_shards(const std::vector<ShardNote>& notes) const;
 
@@ -122,9 +156,17 @@ class Lesson {
   /// Queues the comparison of this rank's shard `got` with the block of `reference` that
   /// `placement` gives it. atol is tolerance.atol_scale times the reference's RMS (for a
   /// gradient that is zero in exact arithmetic, such as d_bk, its queued sibling's RMS).
-  /// Throws UsageError, naming the expected block, when `got` has the wrong extents.
-  void expect(const std::string& name, const HostArray& reference, const TensorPlacement& placement,
-              const Tensor& got, const Tolerance& tolerance);
+  /// Throws UsageError, naming the expected block, when `got` has the wrong extents. Returns
+  /// the values queued: `got`'s, or in a judge the exercise's, which are the ones to diagnose.
+  /// The exercise's job records them in its transcript and compares nothing.
+  const std::vector<double>& expect(const std::string& name, const HostArray& reference,
+                                    const TensorPlacement& placement, const Tensor& got,
+                                    const Tolerance& tolerance);
+
+  /// What this rank's counters recorded of the exercise's collectives, `measured`: recorded in
+  /// the exercise's transcript, and in a judge replaced by what the exercise's counters
+  /// recorded there. Call it with the snapshot taken right after the exercise's code ran.
+  std::vector<CollectiveCount> counted(std::vector<CollectiveCount> measured);
 
   /// Queues a note on the tensor `name` for the next report(), which prints it under the table
   /// (when the tensor failed) and writes it to the verdict file. Call it on every rank alike.
@@ -133,7 +175,8 @@ class Lesson {
   /// Compares the queued tensors over all ranks, prints the table on rank 0 under `title`,
   /// and returns whether every tensor passed (the same on every rank). A failed tensor's
   /// worst element is named by its place in the global tensor, its block and the ranks that
-  /// hold the block. Collective; only inside a part.
+  /// hold the block. Collective; only inside a part. The exercise's job only marks the report
+  /// in its transcript and returns true.
   bool report(const std::string& title);
 
   /// Whether `mine` is true on every rank. Collective over the world.
@@ -143,6 +186,8 @@ class Lesson {
   const std::vector<CheckedReport>& reports() const { return reports_; }
   /// Every part so far, in order.
   const std::vector<PartResult>& parts() const { return parts_; }
+  /// The exercise's job: what this rank has written for the judge so far.
+  const Transcript& transcript() const { return own_; }
 
  private:
   struct Agreement;  // the run's own communicator for agreeing on verdicts
@@ -150,14 +195,40 @@ class Lesson {
   /// Drops the tensors and notes queued since the last report.
   void clear_queue();
 
+  /// In a judge: finds the exercise's events of part `name` and how that part ended there.
+  void begin_exercise_part(const std::string& name);
+  /// In a judge, after the check's part: the exercise's end of it, where it stopped early.
+  void end_exercise_part();
+  /// In a judge: why the exercise did not produce a tensor, as this rank's transcript says.
+  std::string not_produced_reason() const;
+
+  /// In a judge: the exercise's next event of the current part. Nothing, with stopped_ set,
+  /// once the exercise's part has ended (or when the event is not of `kind`).
+  const TranscriptEvent* next_event(TranscriptEvent::Kind kind, const std::string& what);
+
+  /// How the exercise's run of the current part ended before the check had all it compares.
+  struct Stop {
+    std::string outcome;  ///< "stopped" (a TODO, a part it needs) or "threw"
+    std::string todo, message;
+  };
+
   Comm& world_;
   Device& device_;
+  LessonRole role_;
   std::shared_ptr<Agreement> agreement_;
+  Transcript own_;                               // the exercise's job: what it writes
+  std::optional<Transcript> exercise_;           // a judge: what the exercise wrote
+  std::string no_transcript_;                    // a judge: why there is none
+  std::size_t cursor_ = 0;                       // a judge: the next event of exercise_
+  std::optional<TranscriptEvent> exercise_end_;  // a judge: how the exercise's part ended
+  std::optional<Stop> stopped_;                  // a judge: the exercise's part ended early
+  std::vector<int> statuses_;  // a judge, per queued tensor: 0 produced, 1 not, 2 wrong extents
+  std::vector<std::string> status_texts_;
   std::string current_part_;           // empty outside part()
   std::vector<HostArray> references_;  // kept alive until report()
   std::vector<std::string> names_;
   std::vector<const TensorPlacement*> placements_;
-  std::vector<std::vector<double>> got_;
+  std::deque<std::vector<double>> got_;  // a deque: expect() returns references into it
   std::vector<Tolerance> tolerances_;
   std::vector<std::pair<std::string, std::string>> notes_;
   std::vector<CheckedReport> reports_;
@@ -182,15 +253,17 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
 
 /// Runs one lesson program: starts MPI, makes the world and a CPU device, and runs `body` on
 /// every rank. `body` checks the world size, prints the shards and runs the lesson's parts
-/// (Lesson::part). Prints the lesson's verdict on rank 0 and returns the exit code (see the
-/// top of this file). Under `tplab lesson check` (TPLAB_LESSON_VERDICT names a file), rank 0
-/// writes verdict_json there and every rank exits 0.
+/// (Lesson::part). Run alone it prints the lesson's verdict on rank 0 and returns the exit code
+/// (see the top of this file). As the exercise's job (TPLAB_LESSON_TRANSCRIPT names a folder)
+/// every rank writes its transcript there and exits 0; as the judge (TPLAB_LESSON_JUDGE names
+/// that folder) rank 0 writes verdict_json to TPLAB_LESSON_VERDICT and every rank exits 0.
 int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body);
 
 /// `values` (row-major) as a global array with these extents.
 HostArray host_array(Extents extents, std::vector<double> values);
 
-/// Values drawn from `seed`: small integers -2..2 (every sum exact) or uniform in [-1, 1).
+/// Values drawn from input_seed(seed): small integers -2..2 (every sum exact) or uniform in
+/// [-1, 1).
 std::vector<double> draw(std::int64_t count, std::uint64_t seed, bool integers);
 
 /// C[m, n] = A[m, k] B[k, n] on the host in f64: the single-device reference of a matmul.

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Compiles an exercise, then refuses it when it included anything but what the lesson allows.
+
+Used as the compiler launcher of an exercise's object (lessons/CMakeLists.txt):
+
+    exercise_includes.py --source FILE --allowed DIR [--system DIR ...] -- COMPILER ARGS...
+
+It runs the compiler, reads the dependency file the compiler wrote (-MF), and accepts the
+object only when every file the compiler read is the exercise itself, a header under the
+allowed folder (the links to the primitives, followed to what they point at), or a header of
+a system folder (the standard library, fmt, nlohmann/json). Any other file, by any path
+(relative, absolute, through a link), is refused: a lesson's solution.cpp, the reference's
+sources, the library's sources, a copy of them elsewhere. The object is then removed, so the
+refusal stands until the source changes.
+"""
+import argparse
+import os
+import sys
+import subprocess
+
+
+def dependencies(depfile):
+    """The files a make-style dependency file lists after its target."""
+    with open(depfile, encoding="utf-8", errors="replace") as f:
+        text = f.read().replace("\\\n", " ")
+    files = []
+    for rule in text.splitlines():
+        if ":" not in rule:
+            continue
+        _, _, deps = rule.partition(": ")
+        # Spaces in names are written "\ ".
+        files += [d.replace("\0", " ") for d in deps.replace("\\ ", "\0").split()]
+    return files
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--allowed", required=True)
+    parser.add_argument("--system", action="append", default=[])
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    status = subprocess.call(command)
+    if status != 0:
+        return status
+    if "-MF" not in command or "-o" not in command:
+        return 0  # nothing to check it by (not the build's own compile)
+    depfile = command[command.index("-MF") + 1]
+    obj = command[command.index("-o") + 1]
+
+    allowed = {os.path.realpath(args.source)}
+    for folder, _, names in os.walk(args.allowed, followlinks=True):
+        allowed.update(os.path.realpath(os.path.join(folder, n)) for n in names)
+    system = [os.path.realpath(d) + os.sep for d in args.system if d]
+    refused = []
+    for dep in dependencies(depfile):
+        real = os.path.realpath(dep)
+        if real in allowed or any(real.startswith(d) for d in system):
+            continue
+        refused.append((dep, real))
+    if not refused:
+        return 0
+    os.remove(obj)
+    name = os.path.basename(args.source)
+    for dep, real in refused:
+        shown = dep if dep == real else f"{dep} (that is {real})"
+        print(f"{name}: error: it includes {shown}, which an exercise may not use: it may "
+              f"include only the headers the lesson allows (build/lessons/include/<lesson>/) "
+              f"and the standard library", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
