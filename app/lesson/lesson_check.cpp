@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <sstream>
 
+#include "compiler_messages.hpp"
 #include "core/error.hpp"
 #include "safe_output.hpp"
 #include "sha256.hpp"
@@ -21,8 +21,8 @@ namespace {
 
 const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
 
-/// Builds `target` in the build tree; returns nothing when it built, else the compiler's
-/// messages (without the build tool's progress lines).
+/// Builds `target` in the build tree; returns nothing when it built, else the compiler's and
+/// the link fence's messages (compiler_messages: never the build tool's command lines).
 std::optional<std::string> build_target(const std::string& target) {
   const std::string command =
       fmt::format("cmake --build '{}' --target {} 2>&1", kBinaryDir.string(), target);
@@ -34,15 +34,7 @@ std::optional<std::string> build_target(const std::string& target) {
   char buffer[4096];
   while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
   if (pclose(pipe) == 0) return std::nullopt;
-  std::string messages;
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("[") || line.starts_with("ninja: ") || line.starts_with("FAILED: ")) {
-      continue;
-    }
-    messages += line + "\n";
-  }
-  return messages;
+  return compiler_messages(output, kBinaryDir, TPLAB_SOURCE_DIR);
 }
 
 /// Makes the build compile `sources` as they are now. A file copied in with its old time stamp

@@ -247,16 +247,45 @@ bool Lesson::report(const std::string& title) {
     }
   }
   std::vector<TensorCheck> checks = verify::compare_shards(world_, shards);
+  // Whose shards are wrong: each rank checks its own block alone, as compare_shards checks the
+  // whole tensor (check_shard, then finish on that block's sums), and one maximum over the
+  // agreement's communicator, which the counters the checks read never see, tells every rank
+  // the findings of all: wrong[i * p + r] is 1 when rank r's shard of tensor i is wrong.
+  const int p = size();
+  std::vector<int> wrong(shards.size() * static_cast<std::size_t>(p), 0);
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const verify::ShardToCheck& s = shards[i];
+    TensorCheck mine = verify::check_shard(s.name, *s.reference,
+                                           s.placement->blocks.at(static_cast<std::size_t>(rank())),
+                                           s.got, s.tolerance, s.scale);
+    verify::finish(mine);
+    wrong[i * static_cast<std::size_t>(p) + static_cast<std::size_t>(rank())] = mine.pass ? 0 : 1;
+  }
+  agreement_->max(wrong, /*deadline=*/false);
+  std::vector<RankSplit> ranks(checks.size());
   bool pass = true;
   for (std::size_t i = 0; i < checks.size(); ++i) {
     TensorCheck& c = checks[i];
     pass = pass && c.pass;
     const std::int64_t index = c.nonfinite > 0 ? c.first_nonfinite : c.worst_index;
     if (!c.pass && index >= 0) c.worst_where = element_location(c.name, *placements_[i], index);
+    // A tensor that passed is right everywhere, even where its shard's own L2 error, over
+    // fewer elements, is past the bound that holds for the whole tensor.
+    for (int r = 0; r < p; ++r) {
+      const bool bad =
+          !c.pass && wrong[i * static_cast<std::size_t>(p) + static_cast<std::size_t>(r)] != 0;
+      (bad ? ranks[i].wrong : ranks[i].right).push_back(r);
+    }
   }
   if (rank() == 0) {
     fmt::print("\n{} (p = {} ranks)\n", title, size());
     verify::print_tensor_table(checks, stdout);
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+      if (const std::string split = describe_rank_split(checks[i].name, *placements_[i], ranks[i]);
+          !split.empty()) {
+        fmt::print("  {}\n", split);
+      }
+    }
     for (const auto& [tensor, text] : notes_) {
       for (const TensorCheck& c : checks) {
         if (c.name == tensor && !c.pass) fmt::print("  {}: {}\n", tensor, text);
@@ -264,7 +293,7 @@ bool Lesson::report(const std::string& title) {
     }
     std::fflush(stdout);
   }
-  reports_.push_back({title, current_part_, std::move(checks), notes_});
+  reports_.push_back({title, current_part_, std::move(checks), notes_, std::move(ranks)});
   clear_queue();
   return pass;
 }
@@ -332,7 +361,9 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
   nlohmann::json first_failed = nullptr;
   for (const CheckedReport& r : reports) {
     nlohmann::json checks = nlohmann::json::array();
-    for (const TensorCheck& c : r.checks) {
+    for (std::size_t i = 0; i < r.checks.size(); ++i) {
+      const TensorCheck& c = r.checks[i];
+      const RankSplit& split = r.ranks.at(i);
       std::string note;
       for (const auto& [tensor, text] : r.notes) {
         if (tensor == c.name && !c.pass) note = text;
@@ -349,7 +380,9 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
                         {"note", text_or_null(note)},
                         {"nonfinite", c.nonfinite},
                         {"replicas_identical", c.replicas_differ.empty()},
-                        {"replicas_differ", c.replicas_differ}});
+                        {"replicas_differ", c.replicas_differ},
+                        {"ranks_wrong", split.wrong},
+                        {"ranks_right", split.right}});
       if (!c.pass && first_failed.is_null()) first_failed = c.name;
     }
     report_list.push_back({{"title", r.title}, {"part", r.part}, {"checks", checks}});
