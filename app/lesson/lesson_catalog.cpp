@@ -64,6 +64,11 @@ bool same_tensor(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+bool LessonHint::about(const std::string& tensor) const {
+  return std::any_of(tensors.begin(), tensors.end(),
+                     [&](const std::string& t) { return same_tensor(t, tensor); });
+}
+
 std::string LessonInfo::target() const {
   return fmt::format("lesson_{:02d}", number);
 }
@@ -93,15 +98,20 @@ const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, int number
 
 std::vector<const LessonHint*> hints_in_order(const LessonInfo& l,
                                               const std::string& first_failed) {
-  std::vector<const LessonHint*> first, rest;
+  // about the failed tensor, general, about the other tensors: each in the file's order
+  std::vector<const LessonHint*> about_it, general, others;
   for (const LessonHint& h : l.hints) {
-    const bool about_it =
-        std::any_of(h.tensors.begin(), h.tensors.end(),
-                    [&](const std::string& t) { return same_tensor(t, first_failed); });
-    (about_it && !first_failed.empty() ? first : rest).push_back(&h);
+    if (first_failed.empty()) {
+      others.push_back(&h);
+    } else if (h.about(first_failed)) {
+      about_it.push_back(&h);
+    } else {
+      (h.tensors.empty() ? general : others).push_back(&h);
+    }
   }
-  first.insert(first.end(), rest.begin(), rest.end());
-  return first;
+  about_it.insert(about_it.end(), general.begin(), general.end());
+  about_it.insert(about_it.end(), others.begin(), others.end());
+  return about_it;
 }
 
 std::string readme_without_answers(const std::string& readme, int lesson_number) {

@@ -13,6 +13,9 @@ namespace tplab::app {
 struct LessonHint {
   std::vector<std::string> tensors;  ///< the tensors it is about; empty for a general hint
   std::string text;                  ///< the hint
+
+  /// Whether it is about `tensor`, matched without regard to case ("d_W1" is "d_w1").
+  bool about(const std::string& tensor) const;
 };
 
 /// One lesson, as its lesson.json and folder describe it.
@@ -42,9 +45,12 @@ std::vector<LessonInfo> load_lessons(const std::filesystem::path& lessons_dir);
 /// The lesson numbered `number`; throws UsageError naming the lessons that exist.
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, int number);
 
-/// The hints of `l` in the order `lesson hint` gives them: first those for `first_failed` (the
-/// first tensor that failed at the last check, matched without regard to case; "" for none),
-/// then the rest in their order.
+/// The hints of `l` in the order `lesson hint` gives them. After a check that failed at
+/// `first_failed` (the first tensor that failed, matched without regard to case): the hints
+/// about that tensor, then the general ones (no "for": they hold for any failure of the
+/// lesson), then those about the other tensors, which the failure does not point to. With
+/// nothing failed ("": no check yet, or none wrong), every hint in the file's order, which
+/// follows the exercise's steps.
 std::vector<const LessonHint*> hints_in_order(const LessonInfo& l, const std::string& first_failed);
 
 /// A lesson's README with each worked answer (a <details>...</details> block) replaced by

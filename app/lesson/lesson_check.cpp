@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <sstream>
 
+#include "compiler_messages.hpp"
 #include "core/error.hpp"
 #include "lessons/common/lesson_environment.hpp"
 #include "safe_output.hpp"
@@ -22,8 +22,8 @@ namespace {
 
 const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
 
-/// Builds `target` in the build tree; returns nothing when it built, else the compiler's
-/// messages (without the build tool's progress lines).
+/// Builds `target` in the build tree; returns nothing when it built, else the compiler's and
+/// the link fence's messages (compiler_messages: never the build tool's command lines).
 std::optional<std::string> build_target(const std::string& target) {
   const std::string command =
       fmt::format("cmake --build '{}' --target {} 2>&1", kBinaryDir.string(), target);
@@ -35,15 +35,7 @@ std::optional<std::string> build_target(const std::string& target) {
   char buffer[4096];
   while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
   if (pclose(pipe) == 0) return std::nullopt;
-  std::string messages;
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("[") || line.starts_with("ninja: ") || line.starts_with("FAILED: ")) {
-      continue;
-    }
-    messages += line + "\n";
-  }
-  return messages;
+  return compiler_messages(output, kBinaryDir, TPLAB_SOURCE_DIR);
 }
 
 /// Makes the build compile `sources` as they are now. A file copied in with its old time stamp
@@ -82,14 +74,23 @@ void point_exercise_at(const LessonInfo& l, const std::filesystem::path& source)
   }
 }
 
-/// `text` with every mention of the exercise's link replaced by the source it points at: the
-/// compiler saw the exercise by its link, the learner knows it by its own path.
+/// `text` with every mention of the exercise's link (by its full path, or from the checkout as
+/// compiler_messages names files) replaced by the source it points at, named as the compiler's
+/// messages name files: the compiler saw the exercise by its link, the learner knows it by its
+/// own path.
 std::string with_source_path(std::string text, const LessonInfo& l,
                              const std::filesystem::path& source) {
-  const std::string link = exercise_link(l).string();
-  for (std::size_t at = text.find(link); at != std::string::npos; at = text.find(link, at)) {
-    text.replace(at, link.size(), source.string());
-    at += source.string().size();
+  const std::filesystem::path checkout = TPLAB_SOURCE_DIR;
+  const auto from_checkout = [&](const std::filesystem::path& p) {
+    const std::filesystem::path inside = p.lexically_relative(checkout);
+    return inside.empty() || inside.begin()->string() == ".." ? p.string() : inside.string();
+  };
+  const std::string shown = from_checkout(source);
+  for (const std::string& link : {exercise_link(l).string(), from_checkout(exercise_link(l))}) {
+    for (std::size_t at = text.find(link); at != std::string::npos; at = text.find(link, at)) {
+      text.replace(at, link.size(), shown);
+      at += shown.size();
+    }
   }
   return text;
 }

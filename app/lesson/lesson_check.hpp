@@ -54,7 +54,8 @@ struct LessonRun {
   enum class Outcome { does_not_compile, refused, checked };
   /// How this one ended.
   Outcome outcome = Outcome::checked;
-  /// does_not_compile: the compiler's messages, less the build tool's progress lines.
+  /// does_not_compile: the compiler's and the link fence's messages, without the build tool's
+  /// progress and command lines (compiler_messages.hpp).
   std::string compiler_output;
   /// Every world size run, in order. The check stops at one that refuses its input, and at the
   /// first whose job failed (LessonWorldRun::job_failed), since the larger ones would crash or

@@ -166,9 +166,16 @@ int hint(const LessonOptions& o) {
     return 0;
   }
   const int shown = o.all ? total : std::min(p.hints_shown + 1, total);
-  if (!order.front()->tensors.empty() && !p.first_failed.empty()) {
-    fmt::print("(your last check failed first at {}: the hints about it come first)\n",
-               p.first_failed);
+  if (!p.first_failed.empty() && order.front()->about(p.first_failed)) {
+    fmt::print(
+        "(your last check failed first at {}: the hints about it come first, then the general "
+        "ones)\n",
+        p.first_failed);
+  } else if (!p.first_failed.empty() && order.front()->tensors.empty()) {
+    fmt::print(
+        "(your last check failed first at {}: no hint is about it; the general ones come "
+        "first)\n",
+        p.first_failed);
   }
   for (int i = 0; i < shown; ++i) {
     const LessonHint& h = *order[static_cast<std::size_t>(i)];

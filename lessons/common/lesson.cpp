@@ -474,6 +474,22 @@ bool Lesson::report(const std::string& title) {
   std::vector<bool> produced(checks.size(), true);
   std::vector<TensorCheck> judged;  // the table: what the exercise produced, in its extents
   std::vector<std::pair<std::string, std::string>> unjudged;  // the others, and why
+  // Whose shards are wrong: each rank checks its own block alone, as compare_shards checks the
+  // whole tensor (check_shard, then finish on that block's sums), and one maximum over the
+  // agreement's communicator, which the counters the checks read never see, tells every rank
+  // the findings of all: wrong[i * p + r] is 1 when rank r's shard of tensor i is wrong.
+  const int p = size();
+  std::vector<int> wrong(shards.size() * static_cast<std::size_t>(p), 0);
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const verify::ShardToCheck& s = shards[i];
+    TensorCheck mine = verify::check_shard(s.name, *s.reference,
+                                           s.placement->blocks.at(static_cast<std::size_t>(rank())),
+                                           s.got, s.tolerance, s.scale);
+    verify::finish(mine);
+    wrong[i * static_cast<std::size_t>(p) + static_cast<std::size_t>(rank())] = mine.pass ? 0 : 1;
+  }
+  agreement_->max(wrong, /*deadline=*/false);
+  std::vector<RankSplit> ranks(checks.size());
   bool pass = true;
   for (std::size_t i = 0; i < checks.size(); ++i) {
     TensorCheck& c = checks[i];
@@ -496,12 +512,26 @@ bool Lesson::report(const std::string& title) {
       judged.push_back(c);
     }
     pass = pass && c.pass;
+    if (agreed[i] != 0) continue;
+    // A tensor that passed is right everywhere, even where its shard's own L2 error, over
+    // fewer elements, is past the bound that holds for the whole tensor.
+    for (int r = 0; r < p; ++r) {
+      const bool bad =
+          !c.pass && wrong[i * static_cast<std::size_t>(p) + static_cast<std::size_t>(r)] != 0;
+      (bad ? ranks[i].wrong : ranks[i].right).push_back(r);
+    }
   }
   if (rank() == 0) {
     fmt::print("\n{} (p = {} ranks)\n", title, size());
     if (!judged.empty()) verify::print_tensor_table(judged, stdout);
     for (const auto& [tensor, text] : unjudged) {
       fmt::print("  {}: {}{}\n", tensor, text.starts_with("not produced") ? "" : "FAIL, ", text);
+    }
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+      if (const std::string split = describe_rank_split(checks[i].name, *placements_[i], ranks[i]);
+          !split.empty()) {
+        fmt::print("  {}\n", split);
+      }
     }
     for (const auto& [tensor, text] : notes_) {
       for (const TensorCheck& c : judged) {
@@ -510,7 +540,8 @@ bool Lesson::report(const std::string& title) {
     }
     std::fflush(stdout);
   }
-  reports_.push_back({title, current_part_, std::move(checks), std::move(produced), notes_});
+  reports_.push_back(
+      {title, current_part_, std::move(checks), std::move(produced), notes_, std::move(ranks)});
   clear_queue();
   return pass;
 }
@@ -588,6 +619,7 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
     nlohmann::json checks = nlohmann::json::array();
     for (std::size_t k = 0; k < r.checks.size(); ++k) {
       const TensorCheck& c = r.checks[k];
+      const RankSplit& split = r.ranks.at(k);
       std::string note;
       for (const auto& [tensor, text] : r.notes) {
         if (tensor == c.name && !c.pass) note = text;
@@ -605,7 +637,9 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
                         {"nonfinite", c.nonfinite},
                         {"produced", r.produced.at(k)},
                         {"replicas_identical", c.replicas_differ.empty()},
-                        {"replicas_differ", c.replicas_differ}});
+                        {"replicas_differ", c.replicas_differ},
+                        {"ranks_wrong", split.wrong},
+                        {"ranks_right", split.right}});
       if (!c.pass && r.produced.at(k) && first_failed.is_null()) first_failed = c.name;
     }
     report_list.push_back({{"title", r.title}, {"part", r.part}, {"checks", checks}});

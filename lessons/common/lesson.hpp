@@ -27,6 +27,7 @@
 #include "host_array.hpp"
 #include "lessons/common/exercise.hpp"
 #include "lessons/common/lesson_environment.hpp"
+#include "lessons/common/shard_location.hpp"
 #include "lessons/common/transcript.hpp"
 #include "scheme/placement.hpp"
 #include "tensor_check.hpp"
@@ -78,6 +79,9 @@ struct CheckedReport {
   std::vector<bool> produced;
   /// Notes on single tensors ("Y: this is the sum over the J group ..."), as (tensor, text).
   std::vector<std::pair<std::string, std::string>> notes;
+  /// For each of `checks`, in order, which ranks' own shards are wrong and which are right;
+  /// every rank is right for a tensor that passed.
+  std::vector<RankSplit> ranks;
 };
 
 /// How one part of a lesson ended, the same on every rank.
@@ -247,7 +251,8 @@ std::string lesson_verdict(const std::vector<PartResult>& parts);
 
 /// The verdict file of a lesson run (spec: the launcher reads it):
 /// {"verdict", "parts": [{"name", "verdict", "todo", "message"}], "first_failed", "todo",
-///  "reports": [{"title", "part", "checks": [{"name", "pass", ..., "where", "note"}]}]}.
+///  "reports": [{"title", "part", "checks": [{"name", "pass", ..., "where", "note",
+///  "ranks_wrong", "ranks_right"}]}]}.
 nlohmann::json verdict_json(const std::vector<PartResult>& parts,
                             const std::vector<CheckedReport>& reports);
 

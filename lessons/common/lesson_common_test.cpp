@@ -1,6 +1,7 @@
 // The lessons' shared helpers, in one process: where a failed element lies in the placement
-// (the table's "worst at Y[2, 40] (block rows 0..7, cols 32..63, held by rank 1)"), and which
-// group of the cube a sum was taken over (lessons 09 and 10).
+// (the table's "worst at Y[2, 40] (block rows 0..7, cols 32..63, held by rank 1)"), whose
+// shards are wrong ("Y: wrong on ranks 1, 3 (blocks (0, 1), (1, 1)); right on ranks 0, 2"), and
+// which group of the cube a sum was taken over (lessons 09 and 10).
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
@@ -48,6 +49,28 @@ TEST(ElementLocation, WritesRanksAndRangesShortly) {
   EXPECT_EQ(rank_list({0, 1, 2, 3}, 4), "every rank");
   EXPECT_EQ(block_ranges({0, 16, 16, 16}, {16, 64}), "rows 0..15, cols 16..31");
   EXPECT_EQ(block_ranges({0, 1, 5, 1}, {64}), "elements 5");
+}
+
+TEST(RankSplit, NamesTheWrongRanksWithTheirBlocksAndTheRightOnes) {
+  // Y [12, 18] in 2 x 2 blocks on rank = 2 i + j: ranks 1 and 3 hold column block 1.
+  const TensorPlacement y = blocked("Y", {12, 18}, "block (i, j)", 4, 2, 2, [](int r) {
+    return Block{r / 2, r % 2};
+  });
+  EXPECT_EQ(describe_rank_split("Y", y, {{1, 3}, {0, 2}}),
+            "Y: wrong on ranks 1, 3 (blocks (0, 1), (1, 1)); right on ranks 0, 2");
+  EXPECT_EQ(describe_rank_split("Y", y, {{0, 1, 2, 3}, {}}),
+            "Y: wrong on every rank (blocks (0, 0), (0, 1), (1, 0), (1, 1))");
+  EXPECT_EQ(describe_rank_split("Y", y, {{}, {0, 1, 2, 3}}), "");
+  // b1 [64], column block j = r % 2 on a 2 x 2 grid: two ranks hold each block, named once
+  const TensorPlacement b1 = blocked("b1", {64}, "column block j", 4, 1, 2, [](int r) {
+    return Block{0, r % 2};
+  });
+  EXPECT_EQ(describe_rank_split("b1", b1, {{1, 3}, {0, 2}}),
+            "b1: wrong on ranks 1, 3 (block (1)); right on ranks 0, 2");
+  // every rank holds all of S: no block to name
+  const TensorPlacement s = replicated("S", {24}, 4);
+  EXPECT_EQ(describe_rank_split("S", s, {{2}, {0, 1, 3}}),
+            "S: wrong on rank 2; right on ranks 0, 1, 3");
 }
 
 /// One integer partial [4, 3] per rank of a 2 x 2 x 2 cube.

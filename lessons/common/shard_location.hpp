@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,6 +75,51 @@ inline std::string element_location(const std::string& name, const TensorPlaceme
                        rank_list(holders, static_cast<int>(placement.blocks.size())));
   }
   return element;  // an index outside every block: the placement does not cover it
+}
+
+/// Which ranks hold a shard of one tensor that agrees with the reference, each shard checked
+/// on its own against its block of the reference, in rank order.
+struct RankSplit {
+  std::vector<int> wrong;  ///< the ranks whose own shard is wrong
+  std::vector<int> right;  ///< the others
+};
+
+/// The block as its place in the grid of blocks: "(1, 2)" for the block of rows 1 x rows..,
+/// cols 2 x cols.. when every block of the placement has the same extents ("(2)" for a
+/// vector); else its index ranges, "rows 0..15, cols 16..31".
+inline std::string block_coordinates(const TensorPlacement& placement, const BlockRange& block) {
+  const bool regular =
+      block.rows > 0 && block.cols > 0 &&
+      std::all_of(placement.blocks.begin(), placement.blocks.end(), [&](const BlockRange& b) {
+        return b.rows == block.rows && b.cols == block.cols;
+      });
+  if (!regular) return block_ranges(block, placement.global);
+  if (placement.global.size() == 1) return fmt::format("({})", block.col0 / block.cols);
+  return fmt::format("({}, {})", block.row0 / block.rows, block.col0 / block.cols);
+}
+
+/// "Y: wrong on ranks 1, 3 (blocks (0, 1), (1, 1)); right on ranks 0, 2": which ranks' shards
+/// of the tensor `name` are wrong, with the blocks they hold (left out when every rank holds
+/// the whole tensor), and which are right. Empty when no rank's shard is wrong.
+inline std::string describe_rank_split(const std::string& name, const TensorPlacement& placement,
+                                       const RankSplit& split) {
+  if (split.wrong.empty()) return {};
+  const int world_size = static_cast<int>(placement.blocks.size());
+  std::vector<std::string> blocks;
+  for (int r : split.wrong) {
+    const std::string block =
+        block_coordinates(placement, placement.blocks.at(static_cast<std::size_t>(r)));
+    if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) blocks.push_back(block);
+  }
+  const bool whole =
+      block_holders(placement, placement.blocks.at(0)).size() == placement.blocks.size();
+  std::string text = fmt::format("{}: wrong on {}", name, rank_list(split.wrong, world_size));
+  if (!whole) {
+    text += fmt::format(" ({} {})", blocks.size() == 1 ? "block" : "blocks",
+                        fmt::join(blocks, blocks.front().starts_with("(") ? ", " : "; "));
+  }
+  if (!split.right.empty()) text += "; right on " + rank_list(split.right, world_size);
+  return text;
 }
 
 }  // namespace tplab::lessons

@@ -27,17 +27,26 @@ std::vector<std::string> texts(const std::vector<const LessonHint*>& hints) {
   return out;
 }
 
-TEST(LessonHints, HintsForTheFirstFailedTensorComeFirstThenTheRestInOrder) {
+TEST(LessonHints, AfterAFailureItsHintsComeFirstThenTheGeneralOnesThenTheOthers) {
   ScratchFolder dir;
   const auto lessons = lessons_with_hints(dir, R"(["general", {"for": ["Y_r"], "text": "about Y_r"},
-               {"for": ["Y", "d_W1"], "text": "about Y"}, {"for": ["Y"], "text": "more on Y"}])");
+               {"for": ["Y", "d_W1"], "text": "about Y"}, "also general",
+               {"for": ["Y"], "text": "more on Y"}])");
   const LessonInfo& l = find_lesson(lessons, 1);
-  EXPECT_EQ(texts(hints_in_order(l, "Y")),
-            (std::vector<std::string>{"about Y", "more on Y", "general", "about Y_r"}));
-  EXPECT_EQ(texts(hints_in_order(l, "d_w1")),
-            (std::vector<std::string>{"about Y", "general", "about Y_r", "more on Y"}));
-  EXPECT_EQ(texts(hints_in_order(l, "")),
-            (std::vector<std::string>{"general", "about Y_r", "about Y", "more on Y"}));
+  EXPECT_EQ(
+      texts(hints_in_order(l, "Y")),
+      (std::vector<std::string>{"about Y", "more on Y", "general", "also general", "about Y_r"}));
+  EXPECT_EQ(
+      texts(hints_in_order(l, "d_w1")),
+      (std::vector<std::string>{"about Y", "general", "also general", "about Y_r", "more on Y"}));
+  // a failure no hint is about: the general hints first
+  EXPECT_EQ(
+      texts(hints_in_order(l, "b2")),
+      (std::vector<std::string>{"general", "also general", "about Y_r", "about Y", "more on Y"}));
+  // nothing failed: the file's order, the exercise's steps
+  EXPECT_EQ(
+      texts(hints_in_order(l, "")),
+      (std::vector<std::string>{"general", "about Y_r", "about Y", "also general", "more on Y"}));
 }
 
 TEST(LessonHints, AHintOfNeitherFormIsRefusedNamingTheFile) {
