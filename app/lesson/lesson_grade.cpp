@@ -420,6 +420,17 @@ std::string tolerance_share(const nlohmann::json& share, bool failed) {
   return used > 10 ? std::string(">1000%") : fmt::format("{:.0f}%", used * 100);
 }
 
+namespace {
+
+/// "; the check says: ..." : the check's note on a failed tensor (which group a wrong sum was
+/// taken over, what overlap needs), empty when it has none.
+std::string check_note(const nlohmann::json& t) {
+  const nlohmann::json note = t.value("note", nlohmann::json());
+  return note.is_string() ? "; the check says: " + note.get<std::string>() : std::string();
+}
+
+}  // namespace
+
 std::string describe_tensor(int np, const nlohmann::json& t) {
   const std::string used =
       tolerance_share(t.value("tolerance_used", nlohmann::json()), !t.value("pass", false));
@@ -435,18 +446,19 @@ std::string describe_tensor(int np, const nlohmann::json& t) {
                        note.is_string() ? note.get<std::string>() : "not produced");
   }
   if (!t.value("replicas_identical", true)) {
-    return fmt::format("np={}: FAIL, ranks that should hold the same values differ ({}){}", np,
-                       t.value("replicas_differ", ""), rank_split(t));
+    return fmt::format("np={}: FAIL, ranks that should hold the same values differ ({}){}{}", np,
+                       t.value("replicas_differ", ""), rank_split(t), check_note(t));
   }
   if (t.value("nonfinite", 0) > 0) {
-    return fmt::format("np={}: FAIL, {} NaN or Inf values, the first at {}{}", np,
-                       t.value("nonfinite", 0), worst_place(t, "first_nonfinite"), rank_split(t));
+    return fmt::format("np={}: FAIL, {} NaN or Inf values, the first at {}{}{}", np,
+                       t.value("nonfinite", 0), worst_place(t, "first_nonfinite"), rank_split(t),
+                       check_note(t));
   }
   return fmt::format(
-      "np={}: FAIL, max_abs {}, {} of the tolerance used; worst at {}: got {}, reference {}{}", np,
-      number_text(t.value("max_abs", nlohmann::json()), "{:.3g}"), used,
+      "np={}: FAIL, max_abs {}, {} of the tolerance used; worst at {}: got {}, reference {}{}{}",
+      np, number_text(t.value("max_abs", nlohmann::json()), "{:.3g}"), used,
       worst_place(t, "worst_index"), number_text(t.value("worst_got", nlohmann::json()), "{:.10g}"),
-      number_text(t.value("worst_ref", nlohmann::json()), "{:.10g}"), rank_split(t));
+      number_text(t.value("worst_ref", nlohmann::json()), "{:.10g}"), rank_split(t), check_note(t));
 }
 
 int grade_lessons(const std::vector<LessonInfo>& lessons, bool solution,

@@ -45,6 +45,32 @@ void run(Lesson& lesson) {
     // Taken before the check's own collectives.
     const std::vector<CollectiveCount> counts = lesson.counted(counters.snapshot());
     lesson.expect("Y", y, y_place, got, exact_tolerance());
+    // The pattern is the lesson: per rank, q broadcasts of [m/q, in/q] on its row, q of
+    // [in/q, out/q] on its column, and nothing else (a grid of one rank communicates nothing).
+    // [row calls, row N, column calls, column N, other calls], as the counters recorded them.
+    std::vector<double> pattern(5, 0.0);
+    for (const CollectiveCount& c : counts) {
+      const bool row = c.group == "row", column = c.group == "column";
+      if (c.collective != Collective::broadcast || (!row && !column)) {
+        pattern[4] += static_cast<double>(c.calls);
+        continue;
+      }
+      pattern[row ? 0 : 2] += static_cast<double>(c.calls);
+      pattern[row ? 1 : 3] += static_cast<double>(c.elements);
+    }
+    const TensorPlacement per_rank = replicated("broadcasts", {5}, p);
+    if (q > 1) {
+      const double qd = q;
+      const std::vector<double> summa = {qd, qd * (kRows / qd) * (kIn / qd), qd,
+                                         qd * (kIn / qd) * (kOut / qd), 0};
+      Tensor measured = lesson.device().empty({5}, DType::f64);
+      lesson.device().upload(pattern, measured);
+      lesson.expect("broadcasts", host_array({5}, summa), per_rank, measured, exact_tolerance());
+      lesson.explain("broadcasts",
+                     "[row calls, row N, column calls, column N, other calls] per rank: SUMMA "
+                     "makes q broadcasts of X's block along its row and q of W's along its "
+                     "column, and no other collective");
+    }
     lesson.report(fmt::format("SUMMA on a {} x {} grid, exact (integer inputs)", q, q));
     if (lesson.speaks()) {
       fmt::print(

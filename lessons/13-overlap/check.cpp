@@ -1,13 +1,17 @@
 // Lesson 13 checker: the exercise's overlapped backward of the 1D MLP against the single-device
-// reference, then its time and the communication it left exposed beside the library's own
-// Mlp1D, overlapped and blocking, on the same shards in the same run. The times are printed
-// for the learner and never decide the verdict: on a shared machine they vary from run to run.
+// reference, and whether it overlapped: a matrix product of its own ran while a collective it
+// started was in flight (from the intervals the counters and the device record, never from
+// times compared with a threshold). Then its time and the communication it left exposed beside
+// the library's own Mlp1D, overlapped and blocking, on the same shards in the same run; the
+// times are printed for the learner and never decide the verdict: on a shared machine they vary
+// from run to run.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
 
+#include "device/ops/cpu_ops.hpp"
 #include "layers/activation.hpp"
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
@@ -27,6 +31,51 @@ constexpr BlockShape kCheckedShape{2, 4, 16, 4};
 constexpr BlockShape kTimedShape{4, 64, 128, 4};
 constexpr int kWarmups = 3;
 constexpr int kRepetitions = 9;
+
+/// When each matrix product of this rank ran, on the steady clock (seconds since its epoch).
+std::vector<std::pair<double, double>>& matmul_spans() {
+  static std::vector<std::pair<double, double>> spans;
+  return spans;
+}
+
+/// The CPU's matrix products, each one's span filed in matmul_spans(): the computation a
+/// started collective can be in flight beside.
+class TimedGemm final : public GemmOps {
+ public:
+  explicit TimedGemm(std::unique_ptr<GemmOps> inner) : inner_(std::move(inner)) {}
+  void matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c, double alpha,
+              double beta) override {
+    const double begin = now();
+    inner_->matmul(a, ta, b, tb, c, alpha, beta);
+    matmul_spans().emplace_back(begin, now());
+  }
+  void batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
+                      double alpha, double beta) override {
+    const double begin = now();
+    inner_->batched_matmul(a, ta, b, tb, c, alpha, beta);
+    matmul_spans().emplace_back(begin, now());
+  }
+
+ private:
+  static double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  std::unique_ptr<GemmOps> inner_;
+};
+
+/// How many of the matrix products since `first` ran wholly while one of `flights` (started
+/// all-reduces) was in flight: 0 for a blocking all-reduce, or one waited for at once.
+int products_in_flight(const std::vector<InFlight>& flights, std::size_t first) {
+  int inside = 0;
+  for (std::size_t i = first; i < matmul_spans().size(); ++i) {
+    const auto [begin, end] = matmul_spans()[i];
+    inside += std::any_of(flights.begin(), flights.end(), [&](const InFlight& f) {
+      return f.collective == Collective::all_reduce && f.from <= begin && end <= f.to;
+    });
+  }
+  return inside;
+}
 
 /// The single-device MLP's gradients, by the names the check uses.
 verify::HostArrays reference_gradients(const BlockShape& shape, const verify::HostArrays& in) {
@@ -90,13 +139,29 @@ bool check_gradients(Lesson& lesson) {
                        {"b2", "[h]", &place("b2")},
                        {"dX", "[m, h]", &place("dx")}});
   const Problem pr = make_problem(lesson, in, places);
+  CommCounters& counters = lesson.world().counters();
+  counters.reset();
+  const std::size_t first_product = matmul_spans().size();
   const MlpGradients g =
       mlp_backward_overlapped(lesson.device(), lesson.world(), pr.p, pr.saved, pr.dy);
+  const int overlapped = products_in_flight(counters.in_flight(), first_product);
   const Tolerance tolerance = verify::tolerance_for(DType::f64, false);
   const std::pair<const char*, const Tensor*> results[] = {
       {"dx", &g.dx}, {"d_w1", &g.d_w1}, {"d_b1", &g.d_b1}, {"d_w2", &g.d_w2}, {"d_b2", &g.d_b2}};
   for (const auto& [name, got] : results) {
     lesson.expect(name, want.at(name), place(name), *got, tolerance);
+  }
+  // What the lesson teaches: dX's all-reduce started, and a product (dW1) computed while it
+  // travels. One rank communicates nothing, so there is nothing to overlap.
+  const TensorPlacement one = replicated("overlap", {1}, t);  // alive until the report
+  if (t > 1) {
+    Tensor got = lesson.device().empty({1}, DType::f64);
+    lesson.device().upload(std::vector<double>{overlapped > 0 ? 1.0 : 0.0}, got);
+    lesson.expect("overlap", host_array({1}, {1.0}), one, got, exact_tolerance());
+    lesson.explain("overlap",
+                   "no matrix product of yours ran while an all-reduce you started was in "
+                   "flight: start dX's all-reduce (tp.start_all_reduce), compute dW1 and db1, "
+                   "then wait");
   }
   return lesson.report("1D MLP backward, dX's all-reduce overlapped (f64 tolerance)");
 }
@@ -205,5 +270,9 @@ void run(Lesson& lesson) {
 }  // namespace tplab::lessons::overlap
 
 int main() {
-  return tplab::lessons::run_lesson("lesson 13", tplab::lessons::overlap::run);
+  return tplab::lessons::run_lesson("lesson 13", tplab::lessons::overlap::run, [] {
+    tplab::DeviceFamilies families = tplab::cpu::make_families();
+    families.gemm = std::make_unique<tplab::lessons::overlap::TimedGemm>(std::move(families.gemm));
+    return families;
+  });
 }

@@ -704,9 +704,10 @@ void print_verdict(const Lesson& lesson, const std::string& verdict) {
 
 }  // namespace
 
-int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body) {
+int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body,
+               const std::function<DeviceFamilies()>& families) {
   MpiSession session;
-  CpuDevice device;
+  CpuDevice device = families ? CpuDevice(families()) : CpuDevice();
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const auto [role, transcripts] = role_from_environment();
   try {

@@ -262,7 +262,11 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
 /// (see the top of this file). As the exercise's job (TPLAB_LESSON_TRANSCRIPT names a folder)
 /// every rank writes its transcript there and exits 0; as the judge (TPLAB_LESSON_JUDGE names
 /// that folder) rank 0 writes verdict_json to TPLAB_LESSON_VERDICT and every rank exits 0.
-int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body);
+///
+/// `families`, when given, makes the compute operations of the CPU device (a lesson that
+/// measures the exercise's computation wraps one of them); the CPU's own otherwise.
+int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body,
+               const std::function<DeviceFamilies()>& families = {});
 
 /// `values` (row-major) as a global array with these extents.
 HostArray host_array(Extents extents, std::vector<double> values);

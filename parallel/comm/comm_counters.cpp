@@ -48,9 +48,14 @@ void CommCounters::read_intervals() const {
   unread_.clear();
 }
 
+void CommCounters::record_in_flight(InFlight interval) {
+  if (in_flight_.size() < kMaxInFlight) in_flight_.push_back(std::move(interval));
+}
+
 void CommCounters::reset() {
   unread_.clear();
   counts_.clear();
+  in_flight_.clear();
 }
 
 std::vector<CollectiveCount> CommCounters::snapshot() const {

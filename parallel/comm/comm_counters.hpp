@@ -55,6 +55,16 @@ struct CountedCall {
   std::int64_t bytes = 0;     ///< the same in bytes
 };
 
+/// A started collective's time in flight: from the moment its start returned to the moment the
+/// caller began to wait for it, on the steady clock (seconds since its epoch). What the caller
+/// did in between (its own computation) overlapped the collective.
+struct InFlight {
+  Collective collective = Collective::all_reduce;
+  std::string group;  ///< the group's name
+  double from = 0;    ///< its start returned
+  double to = 0;      ///< its wait began
+};
+
 /// One rank's record of its collectives. All communicators of a rank share one, so a phase
 /// (forward, backward) can be read and reset in one place. CountingComm fills it.
 ///
@@ -77,7 +87,13 @@ class CommCounters {
   double total_exposed_seconds() const;
   /// Logical bytes of every call.
   std::int64_t total_bytes() const;
-  /// Forgets every call, its unread device intervals too.
+  /// Files a started collective's time in flight (CountingComm does, at its wait).
+  void record_in_flight(InFlight interval);
+  /// Every started collective's time in flight since the last reset (the first kMaxInFlight),
+  /// in the order they were waited for.
+  const std::vector<InFlight>& in_flight() const { return in_flight_; }
+
+  /// Forgets every call, its unread device intervals and times in flight too.
   void reset();
 
  private:
@@ -89,6 +105,9 @@ class CommCounters {
   /// Past this many unread intervals, recording one reads them all, so that a program that never
   /// reads its counters does not hold the device's events without end.
   static constexpr std::size_t kMaxUnread = 1024;
+  /// The times in flight kept between resets: a program that never resets its counters (a
+  /// long training run) does not grow them without end.
+  static constexpr std::size_t kMaxInFlight = 4096;
 
   /// Counts one call in its totals (all but its seconds) and returns them.
   CollectiveCount& add_call(const CountedCall& call);
@@ -102,6 +121,7 @@ class CommCounters {
   mutable std::map<std::tuple<std::string, Collective, ReduceOp, int>, CollectiveCount, std::less<>>
       counts_;
   mutable std::vector<Unread> unread_;
+  std::vector<InFlight> in_flight_;
 };
 
 }  // namespace tplab

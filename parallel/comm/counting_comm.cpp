@@ -13,6 +13,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+/// A point of the steady clock as seconds since its epoch, as InFlight keeps it.
+double clock_seconds(Clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
 /// What the counters record of one call, all but its time: its reduction only where it
 /// reduces and its root only where it has one, so that the defaults of the others are not
 /// taken for a sum or a root 0.
@@ -41,6 +46,8 @@ class CountedPending final : public PendingTransport {
 
   void wait() override {
     const auto waiting = Clock::now();
+    const double started = clock_seconds(begin_) + starting_;
+    counters_->record_in_flight({call_.collective, call_.group, started, clock_seconds(waiting)});
     if (inner_) inner_->wait();
     // A transport that completed at once spent its whole time in starting it.
     const double span = inner_ ? seconds_since(begin_) : starting_;

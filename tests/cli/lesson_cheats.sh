@@ -7,6 +7,7 @@
 # exercise, by an absolute path and from a copy elsewhere, an answer computed from the shipped
 # inputs without communicating (it passes `lesson check`, whose inputs are the shipped ones),
 # and the right block on rank 0 alone. Then the gradebook's rows and the refusal messages.
+# Lesson 06 has two tests: Y, and the broadcasts SUMMA makes (q on the row, q on the column).
 set -uo pipefail
 tplab=$1 source_dir=$2 work=$3
 cheats=$source_dir/tests/cli/cheats
@@ -32,10 +33,12 @@ submit known_inputs "$cheats/known_inputs.cpp"
 submit rank0_only "$cheats/rank0_only.cpp"
 mkdir -p "$work/class/nothing"
 
-# The shipped inputs are known: the answer computed from them passes with them (--seed 0)...
+# The shipped inputs are known: the answer computed from them agrees with them (--seed 0), and
+# only the count of its broadcasts (none) gives it away...
 output=$("$tplab" lesson grade 6 --submissions "$work/class" --out "$work/grades" --seed 0 2>&1)
-grep -q '^known_inputs,06,1' "$work/grades/gradebook.csv" ||
-  fail "with the shipped inputs (--seed 0) the known-inputs cheat should pass; gradebook:
+grep -q '^known_inputs,06,1,2$' "$work/grades/gradebook.csv" ||
+  fail "with the shipped inputs (--seed 0) the known-inputs cheat should get Y right and its
+broadcasts wrong; gradebook:
 $(cat "$work/grades/gradebook.csv")"
 
 # ... and a grade (a fresh seed) fails it, with every other cheat.
@@ -46,7 +49,7 @@ printf '%s\n' "$output" | tail -n 40
 book=$work/grades/gradebook.csv
 cat "$book"
 [[ $(head -n 1 "$book") == "student,lesson,score,max_score" ]] || fail "the gradebook's header"
-grep -q '^honest,06,1' "$book" || fail "the honest student should have full marks"
+grep -q '^honest,06,2,2$' "$book" || fail "the honest student should have full marks"
 for cheat in verdict_writer early_exit include_beside include_absolute include_copy known_inputs \
   rank0_only nothing; do
   grep -Eq "^$cheat,06,0(\.0)?," "$book" || fail "$cheat should score 0"
