@@ -380,6 +380,38 @@ int lesson_number(const std::string& text) {
   return n;
 }
 
+/// `lesson grade` and its options.
+void add_grade_command(CLI::App& cmd, const std::shared_ptr<LessonOptions>& o, int& exit_code) {
+  CLI::App* grade_cmd = cmd.add_subcommand(
+      "grade",
+      "for instructors and autograders: check every lesson's exercise as it stands (as lesson "
+      "check does) and score it tensor by tensor, with a SHA-256 of each source checked; the "
+      "progress file is never read");
+  grade_cmd->add_option_function<std::vector<std::string>>(
+      "N",
+      [o](const std::vector<std::string>& texts) {
+        for (const auto& text : texts) o->numbers.push_back(lesson_number(text));
+      },
+      "the lessons to grade (default: every lesson)");
+  grade_cmd->add_flag("--solution", o->solution,
+                      "grade the library's solutions instead (what full marks look like)");
+  grade_cmd->add_option("--json", o->json,
+                        "write the grades in Gradescope's results.json form (score, tests)");
+  grade_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
+      ->capture_default_str();
+  grade_cmd->add_option("--submissions", o->submissions,
+                        "grade a class: DIR holds one folder per student, each laid out as "
+                        "lessons/ (STUDENT/01-column-split/exercise.cpp, ...); each is built and "
+                        "checked apart");
+  grade_cmd->add_option("--out", o->out,
+                        "with --submissions: where STUDENT/results.json and gradebook.csv go "
+                        "(default: DIR-grades beside DIR)");
+  grade_cmd->add_option("--seed", o->seed,
+                        "draw every check's inputs from this seed, to repeat a grade (default: a "
+                        "fresh seed each time, written to results.json)");
+  grade_cmd->callback([o, &exit_code] { exit_code = grade(*o); });
+}
+
 }  // namespace
 
 void add_lesson_command(CLI::App& app, int& exit_code) {
@@ -425,34 +457,7 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
       cmd->add_subcommand("reset", "restore the shipped exercise (your changes are lost)");
   number(reset_cmd);
   reset_cmd->callback([o, &exit_code] { exit_code = reset(*o); });
-  CLI::App* grade_cmd = cmd->add_subcommand(
-      "grade",
-      "for instructors and autograders: check every lesson's exercise as it stands (as lesson "
-      "check does) and score it tensor by tensor, with a SHA-256 of each source checked; the "
-      "progress file is never read");
-  grade_cmd->add_option_function<std::vector<std::string>>(
-      "N",
-      [o](const std::vector<std::string>& texts) {
-        for (const auto& text : texts) o->numbers.push_back(lesson_number(text));
-      },
-      "the lessons to grade (default: every lesson)");
-  grade_cmd->add_flag("--solution", o->solution,
-                      "grade the library's solutions instead (what full marks look like)");
-  grade_cmd->add_option("--json", o->json,
-                        "write the grades in Gradescope's results.json form (score, tests)");
-  grade_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
-      ->capture_default_str();
-  grade_cmd->add_option("--submissions", o->submissions,
-                        "grade a class: DIR holds one folder per student, each laid out as "
-                        "lessons/ (STUDENT/01-column-split/exercise.cpp, ...); each is built and "
-                        "checked apart");
-  grade_cmd->add_option("--out", o->out,
-                        "with --submissions: where STUDENT/results.json and gradebook.csv go "
-                        "(default: DIR-grades beside DIR)");
-  grade_cmd->add_option("--seed", o->seed,
-                        "draw every check's inputs from this seed, to repeat a grade (default: a "
-                        "fresh seed each time, written to results.json)");
-  grade_cmd->callback([o, &exit_code] { exit_code = grade(*o); });
+  add_grade_command(*cmd, o, exit_code);
 }
 
 }  // namespace tplab::app

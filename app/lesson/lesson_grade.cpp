@@ -261,10 +261,39 @@ std::string first_error(const std::string& messages) {
   return messages.substr(0, messages.find('\n'));
 }
 
-LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds,
-                         std::uint64_t seed, const std::filesystem::path& submission) {
+/// The grade of a lesson a submission lacks: every one of its tests at 0.
+LessonGrade not_submitted(const LessonInfo& l, const std::filesystem::path& exercise,
+                          int timeout_seconds) {
   LessonGrade g;
   g.lesson = &l;
+  g.source = exercise.string();
+  g.verdict = "not submitted";
+  g.output = fmt::format("not submitted: there is no {}", exercise.string());
+  LessonRun none;  // nothing ran: the solution names the tests
+  none.outcome = LessonRun::Outcome::does_not_compile;
+  g.tensors = lesson_tests(l, none, false, timeout_seconds);
+  for (TensorGrade& t : g.tensors) t.lines = {g.output};
+  return g;
+}
+
+/// The output of a check that ran: how many tensors agree, and each part's verdict.
+std::string checked_output(const LessonGrade& g, const LessonInfo& l, const LessonRun& run,
+                           int timeout_seconds) {
+  std::vector<std::string> lines;
+  std::vector<int> sizes;
+  for (const LessonWorldRun& at : run.runs) {
+    sizes.push_back(at.np);
+    if (at.result.state != JobResult::State::accepted) {
+      lines.push_back(describe_missing(at, timeout_seconds));
+    }
+  }
+  for (const PartSummary& part : run.summary.parts) lines.push_back(describe_part(part, l.dir));
+  return fmt::format("{}: {} of {} tensors agree with the reference at {} ranks\n{}", g.verdict,
+                     g.score(), g.tensors.size(), fmt::join(sizes, ", "), fmt::join(lines, "\n"));
+}
+
+LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds,
+                         std::uint64_t seed, const std::filesystem::path& submission) {
   CheckRequest request;
   request.solution = solution;
   request.timeout_seconds = timeout_seconds;
@@ -272,16 +301,11 @@ LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds
   if (!submission.empty()) {
     request.exercise = submission / l.dir.filename() / "exercise.cpp";
     if (!std::filesystem::is_regular_file(request.exercise)) {
-      g.source = request.exercise.string();
-      g.verdict = "not submitted";
-      g.output = fmt::format("not submitted: there is no {}", request.exercise.string());
-      LessonRun none;
-      none.outcome = LessonRun::Outcome::does_not_compile;
-      g.tensors = lesson_tests(l, none, false, timeout_seconds);
-      for (TensorGrade& t : g.tensors) t.lines = {g.output};
-      return g;
+      return not_submitted(l, request.exercise, timeout_seconds);
     }
   }
+  LessonGrade g;
+  g.lesson = &l;
   const LessonRun run = check_lesson(l, request);
   g.source = run.source.string().starts_with(kSourceDir.string() + "/")
                  ? std::filesystem::relative(run.source, kSourceDir).string()
@@ -318,18 +342,7 @@ LessonGrade grade_lesson(const LessonInfo& l, bool solution, int timeout_seconds
     return g;
   }
   g.verdict = state_words(run.summary.state);
-  std::vector<std::string> lines;
-  std::vector<int> sizes;
-  for (const LessonWorldRun& at : run.runs) {
-    sizes.push_back(at.np);
-    if (at.result.state != JobResult::State::accepted) {
-      lines.push_back(describe_missing(at, timeout_seconds));
-    }
-  }
-  for (const PartSummary& part : run.summary.parts) lines.push_back(describe_part(part, l.dir));
-  g.output =
-      fmt::format("{}: {} of {} tensors agree with the reference at {} ranks\n{}", g.verdict,
-                  g.score(), g.tensors.size(), fmt::join(sizes, ", "), fmt::join(lines, "\n"));
+  g.output = checked_output(g, l, run, timeout_seconds);
   return g;
 }
 

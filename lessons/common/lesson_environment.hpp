@@ -7,9 +7,13 @@
 
 namespace tplab::lessons {
 
+/// The exercise's job: the folder its ranks write their transcripts to.
 inline constexpr const char* kTranscriptVariable = "TPLAB_LESSON_TRANSCRIPT";
+/// The judge's job: the folder of the exercise's transcripts it judges.
 inline constexpr const char* kJudgeVariable = "TPLAB_LESSON_JUDGE";
+/// The judge's job: the file its rank 0 writes the verdict to.
 inline constexpr const char* kVerdictVariable = "TPLAB_LESSON_VERDICT";
+/// Both: the seed of the check's inputs (lesson.hpp, input_seed).
 inline constexpr const char* kSeedVariable = "TPLAB_LESSON_SEED";
 
 }  // namespace tplab::lessons

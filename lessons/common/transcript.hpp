@@ -21,6 +21,7 @@ namespace tplab::lessons {
 
 /// One thing a rank's run of the exercise produced, in the order the check met it.
 struct TranscriptEvent {
+  /// What happened.
   enum class Kind {
     part,      ///< a part began: name
     tensor,    ///< a tensor the check took from the exercise: name, extents, values
@@ -28,12 +29,15 @@ struct TranscriptEvent {
     report,    ///< the check compared what it took since the last report: name is the title
     part_end,  ///< the part ended: outcome ("ran", "stopped", "threw"), todo, message
   };
-  Kind kind = Kind::part;
-  std::string name;
-  Extents extents;
-  std::vector<double> values;
-  std::vector<CollectiveCount> counts;
+  Kind kind = Kind::part;               ///< which of the kinds above
+  std::string name;                     ///< the part's or tensor's name, the report's title
+  Extents extents;                      ///< tensor: this rank's shard's extents
+  std::vector<double> values;           ///< tensor: its values, row-major
+  std::vector<CollectiveCount> counts;  ///< counts: the rank's counters' snapshot
+  /// part_end: "ran", "stopped" or "threw"; the TODO it stopped at; the error it threw.
+  ///@{
   std::string outcome, todo, message;
+  ///@}
 };
 
 /// The kind's name as the JSON writes it: "part", "tensor", "counts", "report", "part_end".
@@ -41,10 +45,10 @@ std::string_view event_kind_name(TranscriptEvent::Kind kind);
 
 /// One rank's transcript: {"rank", "size", "seed", "events": [...], "complete": true}.
 struct Transcript {
-  int rank = 0;
-  int size = 1;
-  std::uint64_t seed = 0;
-  std::vector<TranscriptEvent> events;
+  int rank = 0;                         ///< the rank that wrote it
+  int size = 1;                         ///< the world size of its job
+  std::uint64_t seed = 0;               ///< the run's seed (TPLAB_LESSON_SEED)
+  std::vector<TranscriptEvent> events;  ///< what it produced, in order
 };
 
 /// `t` as JSON. Values keep every bit (17 significant digits); NaN and infinities are written

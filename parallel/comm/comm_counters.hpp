@@ -59,10 +59,10 @@ struct CountedCall {
 /// caller began to wait for it, on the steady clock (seconds since its epoch). What the caller
 /// did in between (its own computation) overlapped the collective.
 struct InFlight {
-  Collective collective = Collective::all_reduce;
-  std::string group;  ///< the group's name
-  double from = 0;    ///< its start returned
-  double to = 0;      ///< its wait began
+  Collective collective = Collective::all_reduce;  ///< the collective
+  std::string group;                               ///< the group's name
+  double from = 0;                                 ///< its start returned
+  double to = 0;                                   ///< its wait began
 };
 
 /// One rank's record of its collectives. All communicators of a rank share one, so a phase

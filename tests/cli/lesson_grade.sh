@@ -58,8 +58,12 @@ done
 printf '%s\n' "$claims" >"$saved/claims.json"
 ln -s "$saved/claims.json" "$progress"
 grade untouched
-"${check[@]}" "$out/untouched.json" "$source_dir" 0 00="not started:0" 01="not started:0" \
-  12="not started:0" "tests=$out/solution.json" || fail "the untouched exercises' grades"
+# Every lesson not started, each with all its tests at 0 (this is the walk through every
+# untouched exercise: no test of its own checks each one again).
+untouched=()
+for n in $numbers; do untouched+=("$(printf '%02d' "$((10#$n))")=not started:0"); done
+"${check[@]}" "$out/untouched.json" "$source_dir" 0 "${untouched[@]}" \
+  "tests=$out/solution.json" || fail "the untouched exercises' grades"
 [[ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["extra_data"]["lessons"]))' \
   "$out/untouched.json") == "$count" ]] || fail "not every one of the $count lessons was graded"
 
@@ -97,11 +101,15 @@ echo "== 5. lesson 06 wrong on the ranks of grid column 1"
 sed 's|^  return y;|  if (grid.row->rank() == 1) device.scale(y, 2.0);  // wrong on grid column 1\n  return y;|' \
   "$source_dir/lessons/06-summa/solution.cpp" >"$summa"
 grade some_ranks 6
-"${check[@]}" "$out/some_ranks.json" "$source_dir" 0 06=wrong:0 "tests=$out/solution.json" ||
+# Its broadcasts are SUMMA's (one point); Y is wrong (none).
+"${check[@]}" "$out/some_ranks.json" "$source_dir" 1 06=wrong:1 "tests=$out/solution.json" ||
   fail "the grade of an exercise wrong on some ranks"
 python3 - "$out/some_ranks.json" <<'CHECK' || fail "the test of an exercise wrong on some ranks"
 import json, sys
-[test] = json.load(open(sys.argv[1]))["tests"]
+tests = json.load(open(sys.argv[1]))["tests"]
+[test] = [t for t in tests if t["name"].startswith("lesson 06, Y:")]
+[pattern] = [t for t in tests if t["name"].startswith("lesson 06, broadcasts:")]
+assert pattern["score"] == 1, pattern
 assert test["name"] == "lesson 06, Y: SUMMA on a q x q grid, exact (integer inputs)", test
 lines = test["output"].splitlines()
 assert lines[0] == "np=1: ok, max_abs 0, 0% of the tolerance used", lines
