@@ -20,7 +20,9 @@ submit() {  # submit STUDENT FILE
 submit honest "$source_dir/lessons/06-summa/solution.cpp"
 submit verdict_writer "$cheats/verdict_writer.cpp"
 submit early_exit "$cheats/early_exit.cpp"
-submit include_beside "$cheats/include_solution.cpp"
+mkdir -p "$work/class/include_beside/06-summa"
+sed "s|SOLUTION|solution.cpp|" "$cheats/include_by_path.cpp" \
+  >"$work/class/include_beside/06-summa/exercise.cpp"
 cp "$source_dir/lessons/06-summa/solution.cpp" "$work/class/include_beside/06-summa/solution.cpp"
 mkdir -p "$work/class/include_absolute/06-summa"
 sed "s|SOLUTION|$source_dir/lessons/06-summa/solution.cpp|" "$cheats/include_by_path.cpp" \

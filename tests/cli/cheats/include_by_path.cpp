@@ -1,4 +1,5 @@
-// A cheat: a solution by an absolute path (SOLUTION is replaced by the test with a real one).
+// A cheat: a solution included under another name (the test replaces SOLUTION with a path:
+// "solution.cpp" beside the exercise, an absolute path to the lesson's, or to a copy).
 #define summa_forward summa_forward_of_the_library
 #include "SOLUTION"
 #undef summa_forward
