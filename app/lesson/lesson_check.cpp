@@ -126,9 +126,11 @@ LessonWorldRun run_at(const LessonInfo& l, bool solution, const std::filesystem:
              solution ? " (the library's solution)" : "", np, np == 1 ? "" : "s");
   std::fflush(stdout);
   const LaunchSettings settings{request.timeout_seconds, {}};
-  const ScopedVariable seed(lessons::kSeedVariable, std::to_string(request.seed));
   LessonWorldRun at{np, {}, {}};
   const JobFolder transcripts;
+  // The exercise's job reads its seed from this file and removes it before the exercise runs
+  // (lesson.cpp, read_run_seed); only the judge has it in its environment.
+  write_file_safely(transcripts.path() / "seed", std::to_string(request.seed), "the run's seed");
   {
     const ScopedVariable folder(lessons::kTranscriptVariable, transcripts.path().string());
     at.end = run_program_under_mpiexec(program.string(), np, {}, settings);
@@ -141,11 +143,19 @@ LessonWorldRun run_at(const LessonInfo& l, bool solution, const std::filesystem:
   {
     const ScopedVariable folder(lessons::kJudgeVariable, transcripts.path().string());
     const ScopedVariable verdict(lessons::kVerdictVariable, verdicts.file(name));
-    const JobEnd judged = run_program_under_mpiexec(judge.string(), np, {}, settings);
+    const ScopedVariable seed(lessons::kSeedVariable, std::to_string(request.seed));
+    JobEnd judged = run_program_under_mpiexec(judge.string(), np, {}, settings);
     if (judged.code != 0) {
-      throw InternalError(fmt::format("the judge of lesson {:02d} ({}) failed at {} ranks: {}",
-                                      l.number, judge.string(), np,
-                                      judged.reason(request.timeout_seconds)));
+      // The judge runs the library's code on what the exercise wrote: when it does not end
+      // well, the run counts as the exercise's failure (an exercise may have left something
+      // that ended it), and a grade of many goes on to the next.
+      judged.last_message =
+          fmt::format("the judge ({}) did not end normally: {}{}", judge.filename().string(),
+                      judged.reason(request.timeout_seconds),
+                      judged.last_message.empty() ? "" : "; " + judged.last_message);
+      if (judged.code == kExitUsage) judged.code = kExitInternal;
+      at.end = judged;
+      return at;
     }
   }
   at.result = verdicts.read(name);

@@ -323,9 +323,14 @@ JobEnd run_program_under_mpiexec(const std::string& program, int ranks,
     relay.pass_on(std::chrono::milliseconds(20));
   }
   relay.pass_on_rest();
-  // mpiexec has ended; a process of the job it left behind (handed to tplab) ends too.
-  for (pid_t p : descendants(getpid())) kill(p, SIGKILL);
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  // mpiexec has ended; a process of the job it left behind (handed to tplab) ends too, and so
+  // does one it forks while being ended: the sweep goes on until none is left.
+  for (int sweep = 0; sweep < 1000; ++sweep) {
+    const std::set<pid_t> left = descendants(getpid());
+    if (left.empty()) break;
+    for (pid_t p : left) kill(p, SIGKILL);
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
   }
   // mpiexec itself ended by a signal reads as a rank ended by it, as Open MPI reports those
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), relay.last_message(),

@@ -55,6 +55,37 @@ foreach(line IN LISTS lines)
   endif()
 endforeach()
 
+# What no exercise needs and a cheat would: a collective behind the counted Comm's back (MPI,
+# NCCL, their internals), its own counters written (CommCounters' mutators), files opened (a
+# transcript forged, the program's own symbols or the check's memory read through /proc), code
+# found at run time (dlsym), processes started or signalled (one left behind to race the
+# judge), raw system calls. nm names them as the object calls them, unversioned.
+set(system_calls "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^([^ ]+) U")
+    set(symbol "${CMAKE_MATCH_1}")
+    if(symbol MATCHES "^(P?MPI_|ompi_|opal_|mca_|nccl|cuda)"
+       OR symbol MATCHES "^_ZN5tplab12CommCounters(6record|5reset|16record_in_flight)"
+       OR symbol MATCHES "^(fopen|fopen64|freopen|freopen64|open|open64|openat|openat64|creat|creat64|opendir|fdopendir|readlink|readlinkat|mmap|mmap64|mprotect|dlopen|dlmopen|dlsym|dlvsym|dladdr|dl_iterate_phdr|fork|vfork|clone|clone3|execl|execle|execlp|execv|execve|execvp|execvpe|fexecve|posix_spawn|posix_spawnp|system|popen|setsid|setpgid|daemon|kill|killpg|tgkill|raise|syscall|ptrace|process_vm_readv|process_vm_writev|prctl|getenv|secure_getenv|environ|__environ)$"
+       OR symbol MATCHES "basic_(i|o)?fstream|basic_filebuf.*4open|filesystem")
+      set(name "${symbol}")
+      if(DEMANGLE)
+        execute_process(COMMAND ${DEMANGLE} ${symbol} OUTPUT_VARIABLE name
+                        OUTPUT_STRIP_TRAILING_WHITESPACE)
+      endif()
+      string(APPEND system_calls "  ${name}\n")
+    endif()
+  endif()
+endforeach()
+if(system_calls)
+  message(FATAL_ERROR
+          "${TARGET} calls what an exercise may not use (MPI or NCCL behind the Comm, the "
+          "counters' writers, files, the environment, processes, signals, system calls):\n"
+          "${system_calls}"
+          "An exercise computes with the Device operations and communicates through the Comm "
+          "collectives only; the check counts every collective it makes.")
+endif()
+
 if(calls)
   message(FATAL_ERROR
           "${TARGET} calls the finished library, which an exercise may not use:\n${calls}"

@@ -10,13 +10,20 @@ object only when every file the compiler read is the exercise itself, a header u
 allowed folder (the links to the primitives, followed to what they point at), or a header of
 a system folder (the standard library, fmt, nlohmann/json). Any other file, by any path
 (relative, absolute, through a link), is refused: a lesson's solution.cpp, the reference's
-sources, the library's sources, a copy of them elsewhere. The object is then removed, so the
+sources, the library's sources, a copy of them elsewhere. It also refuses inline assembly in
+the exercise's own lines, as the preprocessor leaves them (so that a macro cannot spell it):
+a system call made there would escape the link fence (check_exercise_links.cmake), which
+refuses the library functions an exercise may not call. The object is then removed, so the
 refusal stands until the source changes.
 """
 import argparse
 import os
+import re
 import sys
 import subprocess
+
+ASSEMBLY = re.compile(r"\b(asm|__asm__|__asm)\b")
+MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"')
 
 
 def dependencies(depfile):
@@ -31,6 +38,35 @@ def dependencies(depfile):
         # Spaces in names are written "\ ".
         files += [d.replace("\0", " ") for d in deps.replace("\\ ", "\0").split()]
     return files
+
+
+def assembly_lines(command, source):
+    """The exercise's own lines, after preprocessing, that hold inline assembly."""
+    skip = {"-c", "-MD", "-MMD"}
+    with_value = {"-o", "-MT", "-MF", "-MQ"}
+    preprocess, i = [], 0
+    while i < len(command):
+        if command[i] in with_value:
+            i += 2
+            continue
+        if command[i] not in skip:
+            preprocess.append(command[i])
+        i += 1
+    result = subprocess.run(preprocess + ["-E"], capture_output=True, text=True)
+    if result.returncode != 0:
+        return []
+    real_source = os.path.realpath(source)
+    mine, line, found = False, 0, []
+    for text in result.stdout.splitlines():
+        marker = MARKER.match(text)
+        if marker:
+            line = int(marker.group(1))
+            mine = os.path.realpath(marker.group(2)) == real_source
+            continue
+        if mine and ASSEMBLY.search(text):
+            found.append((line, text.strip()))
+        line += 1
+    return found
 
 
 def main():
@@ -59,10 +95,14 @@ def main():
         if real in allowed or any(real.startswith(d) for d in system):
             continue
         refused.append((dep, real))
-    if not refused:
+    name = os.path.basename(args.source)
+    assembly = assembly_lines(command, args.source)
+    for line, text in assembly:
+        print(f"{name}:{line}: error: inline assembly, which an exercise may not use: {text}",
+              file=sys.stderr)
+    if not refused and not assembly:
         return 0
     os.remove(obj)
-    name = os.path.basename(args.source)
     for dep, real in refused:
         shown = dep if dep == real else f"{dep} (that is {real})"
         print(f"{name}: error: it includes {shown}, which an exercise may not use: it may "

@@ -664,18 +664,35 @@ std::pair<LessonRole, std::string> role_from_environment() {
   return {LessonRole::alone, {}};
 }
 
-/// TPLAB_LESSON_SEED as a number; UsageError when it is not one.
-std::uint64_t seed_from_environment() {
-  const char* text = std::getenv(kSeedVariable);
-  if (text == nullptr || *text == '\0') return 0;
+/// `text` as a seed; UsageError, naming `where`, when it is not one.
+std::uint64_t parse_seed(const char* text, const std::string& where) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long value = std::strtoull(text, &end, 10);
-  if (errno != 0 || *end != '\0' || *text == '-') {
+  if (errno != 0 || *end != '\0' || *text == '-' || *text == '\0') {
     throw UsageError(
-        fmt::format("{}={} is not a seed (a number from 0 to 2^64 - 1)", kSeedVariable, text));
+        fmt::format("{} '{}' is not a seed (a number from 0 to 2^64 - 1)", where, text));
   }
   return value;
+}
+
+/// The run's seed. A judge, and a program run alone, read TPLAB_LESSON_SEED. The exercise's
+/// job reads it from the file `seed` the launcher left in its transcripts' folder, which rank 0
+/// removes once every rank has read it, before any of the exercise's code runs: its code finds
+/// the seed neither in its environment nor in a file (it could draw the inputs again from it,
+/// and compute the answer alone). Collective in the exercise's job.
+std::uint64_t read_run_seed(LessonRole role, const std::string& transcripts, int rank) {
+  if (role != LessonRole::exercise) {
+    const char* text = std::getenv(kSeedVariable);
+    return text == nullptr || *text == '\0' ? 0 : parse_seed(text, kSeedVariable);
+  }
+  const std::filesystem::path file = std::filesystem::path(transcripts) / "seed";
+  const std::optional<std::string> text = app::read_own_file(file, "the run's seed");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::filesystem::remove(file);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!text) throw UsageError(fmt::format("the exercise's job has no seed at {}", file.string()));
+  return parse_seed(text->c_str(), file.string());
 }
 
 /// Prints the lesson's verdict on rank 0, as a run alone and a judge end.
@@ -711,7 +728,7 @@ int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const auto [role, transcripts] = role_from_environment();
   try {
-    run_seed = seed_from_environment();
+    run_seed = read_run_seed(role, transcripts, world->rank());
   } catch (const UsageError& e) {
     fmt::print(stderr, "{}: error [rank {}/{}]: {}\n", name, world->rank(), world->size(),
                e.what());

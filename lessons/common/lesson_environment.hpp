@@ -13,7 +13,8 @@ inline constexpr const char* kTranscriptVariable = "TPLAB_LESSON_TRANSCRIPT";
 inline constexpr const char* kJudgeVariable = "TPLAB_LESSON_JUDGE";
 /// The judge's job: the file its rank 0 writes the verdict to.
 inline constexpr const char* kVerdictVariable = "TPLAB_LESSON_VERDICT";
-/// Both: the seed of the check's inputs (lesson.hpp, input_seed).
+/// The judge (and a program run alone): the seed of the check's inputs (lesson.hpp,
+/// input_seed). The exercise's job reads it from a file it removes (lesson.cpp).
 inline constexpr const char* kSeedVariable = "TPLAB_LESSON_SEED";
 
 }  // namespace tplab::lessons

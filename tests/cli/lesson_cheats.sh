@@ -6,7 +6,9 @@
 # with success before the check has anything, the lesson's solution.cpp included beside the
 # exercise, by an absolute path and from a copy elsewhere, an answer computed from the shipped
 # inputs without communicating (it passes `lesson check`, whose inputs are the shipped ones),
-# and the right block on rank 0 alone. Then the gradebook's rows and the refusal messages.
+# and the right block on rank 0 alone; counters written by hand, MPI called behind the Comm, a
+# process left behind, the environment and /proc/self/exe read, a system call in inline
+# assembly. Then the gradebook's rows and the refusal messages.
 # Lesson 06 has two tests: Y, and the broadcasts SUMMA makes (q on the row, q on the column).
 set -uo pipefail
 tplab=$1 source_dir=$2 work=$3
@@ -33,6 +35,15 @@ sed "s|SOLUTION|$work/elsewhere/copy.cpp|" "$cheats/include_by_path.cpp" \
   >"$work/class/include_copy/06-summa/exercise.cpp"
 submit known_inputs "$cheats/known_inputs.cpp"
 submit rank0_only "$cheats/rank0_only.cpp"
+# What the link fence and the compiler launcher refuse, each with its words.
+declare -A refusal=(
+  [counters_forged]="tplab::CommCounters::record"
+  [mpi_behind_the_comm]="MPI_Allgather"
+  [leaves_a_process]="fork"
+  [reads_files]="getenv"
+  [assembly]="inline assembly, which an exercise may not use"
+)
+for cheat in "${!refusal[@]}"; do submit "$cheat" "$cheats/$cheat.cpp"; done
 mkdir -p "$work/class/nothing"
 
 # The shipped inputs are known: the answer computed from them agrees with them (--seed 0), and
@@ -53,7 +64,7 @@ cat "$book"
 [[ $(head -n 1 "$book") == "student,lesson,score,max_score" ]] || fail "the gradebook's header"
 grep -q '^honest,06,2,2$' "$book" || fail "the honest student should have full marks"
 for cheat in verdict_writer early_exit include_beside include_absolute include_copy known_inputs \
-  rank0_only nothing; do
+  rank0_only nothing "${!refusal[@]}"; do
   grep -Eq "^$cheat,06,0(\.0)?," "$book" || fail "$cheat should score 0"
   [[ -s $work/grades/$cheat/results.json ]] || fail "no results.json for $cheat"
 done
@@ -66,6 +77,12 @@ for student in include_absolute include_copy; do
   grep -q "which an exercise may not use" "$work/grades/$student/results.json" ||
     fail "$student: the refusal should say what was included"
 done
-grep -q "ended without finishing the lesson" "$work/grades/early_exit/results.json" ||
-  fail "early_exit: the grade should say the job ended before the lesson did"
+for cheat in "${!refusal[@]}"; do
+  grep -qF "${refusal[$cheat]}" "$work/grades/$cheat/results.json" ||
+    fail "$cheat: the refusal should name ${refusal[$cheat]}"
+done
+grep -q "np=1: no findings: it exited" "$work/grades/early_exit/results.json" ||
+  fail "early_exit: the grade should say how the job ended"
+grep -q "MPI_Finalize" "$work/grades/verdict_writer/results.json" ||
+  fail "verdict_writer: the link fence should refuse its MPI_Finalize"
 echo "every cheat scored 0, the honest student full marks"

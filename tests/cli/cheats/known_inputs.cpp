@@ -13,7 +13,8 @@ namespace {
 std::vector<double> shipped(std::int64_t count, std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::vector<double> v(static_cast<std::size_t>(count));
-  for (double& x : v) x = static_cast<int>(static_cast<double>(engine() >> 11) * 0x1.0p-53 * 5.0) - 2;
+  for (double& x : v)
+    x = static_cast<int>(static_cast<double>(engine() >> 11) * 0x1.0p-53 * 5.0) - 2;
   return v;
 }
 
