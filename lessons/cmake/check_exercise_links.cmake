@@ -66,7 +66,7 @@ foreach(line IN LISTS lines)
     set(symbol "${CMAKE_MATCH_1}")
     if(symbol MATCHES "^(P?MPI_|ompi_|opal_|mca_|nccl|cuda)"
        OR symbol MATCHES "^_ZN5tplab12CommCounters(6record|5reset|16record_in_flight)"
-       OR symbol MATCHES "^(fopen|fopen64|freopen|freopen64|open|open64|openat|openat64|creat|creat64|opendir|fdopendir|readlink|readlinkat|mmap|mmap64|mprotect|dlopen|dlmopen|dlsym|dlvsym|dladdr|dl_iterate_phdr|fork|vfork|clone|clone3|execl|execle|execlp|execv|execve|execvp|execvpe|fexecve|posix_spawn|posix_spawnp|system|popen|setsid|setpgid|daemon|kill|killpg|tgkill|raise|syscall|ptrace|process_vm_readv|process_vm_writev|prctl|getenv|secure_getenv|environ|__environ)$"
+       OR symbol MATCHES "^(fopen|fopen64|freopen|freopen64|open|open64|openat|openat64|creat|creat64|opendir|fdopendir|readlink|readlinkat|mmap|mmap64|mprotect|dlopen|dlmopen|dlsym|dlvsym|dladdr|dl_iterate_phdr|fork|vfork|clone|clone3|execl|execle|execlp|execv|execve|execvp|execvpe|fexecve|posix_spawn|posix_spawnp|system|popen|setsid|setpgid|daemon|kill|killpg|tgkill|syscall|ptrace|process_vm_readv|process_vm_writev|prctl|getenv|secure_getenv|environ|__environ)$"
        OR symbol MATCHES "basic_(i|o)?fstream|basic_filebuf.*4open|filesystem")
       set(name "${symbol}")
       if(DEMANGLE)
