@@ -48,11 +48,12 @@ mkdir -p "$work/class/nothing"
 
 # The shipped inputs are known: the answer computed from them agrees with them (--seed 0), and
 # only the count of its broadcasts (none) gives it away...
-output=$("$tplab" lesson grade 6 --submissions "$work/class" --out "$work/grades" --seed 0 2>&1)
-grep -q '^known_inputs,06,1,2$' "$work/grades/gradebook.csv" ||
+mkdir -p "$work/shipped/known_inputs" && cp -r "$work/class/known_inputs/06-summa" "$work/shipped/known_inputs/"
+output=$("$tplab" lesson grade 6 --submissions "$work/shipped" --out "$work/shipped-grades" --seed 0 2>&1)
+grep -q '^known_inputs,06,1,2$' "$work/shipped-grades/gradebook.csv" ||
   fail "with the shipped inputs (--seed 0) the known-inputs cheat should get Y right and its
 broadcasts wrong; gradebook:
-$(cat "$work/grades/gradebook.csv")"
+$(cat "$work/shipped-grades/gradebook.csv")"
 
 # ... and a grade (a fresh seed) fails it, with every other cheat.
 output=$("$tplab" lesson grade 6 --submissions "$work/class" --out "$work/grades" 2>&1)
