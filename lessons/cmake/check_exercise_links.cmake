@@ -24,6 +24,16 @@ if(NOT undefined_rc EQUAL 0)
   message(FATAL_ERROR "${NM} could not read ${EXERCISE}: ${undefined_err}")
 endif()
 
+# <out> = `symbol` as C++ writes it, where c++filt is there to say.
+function(demangled symbol out)
+  set(name "${symbol}")
+  if(DEMANGLE)
+    execute_process(COMMAND ${DEMANGLE} ${symbol} OUTPUT_VARIABLE name
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  endif()
+  set(${out} "${name}" PARENT_SCOPE)
+endfunction()
+
 # "\n<symbol> <object>\n" for every strong definition in an object that is not allowed.
 set(forbidden "\n")
 string(REPLACE "\n" ";" lines "${defined}")
@@ -45,11 +55,7 @@ foreach(line IN LISTS lines)
       string(SUBSTRING "${forbidden}" ${at} -1 rest)
       string(REGEX MATCH "^\n[^ ]+ ([^\n]+)" found "${rest}")
       set(object "${CMAKE_MATCH_1}")
-      set(name "${symbol}")
-      if(DEMANGLE)
-        execute_process(COMMAND ${DEMANGLE} ${symbol} OUTPUT_VARIABLE name
-                        OUTPUT_STRIP_TRAILING_WHITESPACE)
-      endif()
+      demangled(${symbol} name)
       string(APPEND calls "  ${name}  (defined in ${object})\n")
     endif()
   endif()
@@ -68,11 +74,7 @@ foreach(line IN LISTS lines)
        OR symbol MATCHES "^_ZN5tplab12CommCounters(6record|5reset|16record_in_flight)"
        OR symbol MATCHES "^(fopen|fopen64|freopen|freopen64|open|open64|openat|openat64|creat|creat64|opendir|fdopendir|readlink|readlinkat|mmap|mmap64|mprotect|dlopen|dlmopen|dlsym|dlvsym|dladdr|dl_iterate_phdr|fork|vfork|clone|clone3|execl|execle|execlp|execv|execve|execvp|execvpe|fexecve|posix_spawn|posix_spawnp|system|popen|setsid|setpgid|daemon|kill|killpg|tgkill|syscall|ptrace|process_vm_readv|process_vm_writev|prctl|getenv|secure_getenv|environ|__environ)$"
        OR symbol MATCHES "basic_(i|o)?fstream|basic_filebuf.*4open|filesystem")
-      set(name "${symbol}")
-      if(DEMANGLE)
-        execute_process(COMMAND ${DEMANGLE} ${symbol} OUTPUT_VARIABLE name
-                        OUTPUT_STRIP_TRAILING_WHITESPACE)
-      endif()
+      demangled(${symbol} name)
       string(APPEND system_calls "  ${name}\n")
     endif()
   endif()
