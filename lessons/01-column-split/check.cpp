@@ -36,10 +36,17 @@ void run(Lesson& lesson) {
     Device& device = lesson.device();
     const Tensor x_local = lesson.shard(x, x_place);
     const Tensor w_local = lesson.shard(w, w_place);
+    CommCounters& counters = lesson.world().counters();
+    counters.reset();
     const Tensor y_local = column_parallel_matmul(device, x_local, w_local);
     lesson.expect("Y_r", y, y_shard_place, y_local, exact_tolerance());
     const Tensor y_full = gather_columns(device, lesson.world(), y_local);
+    const std::vector<CollectiveCount> counts = lesson.counted(counters.snapshot());
     lesson.expect("Y", y, y_place, y_full, exact_tolerance());
+    // The split needs no communication; putting Y together needs one all-gather of [m, 4h].
+    const TensorPlacement pattern = replicated("all-gather", {3}, t);
+    expect_collectives(lesson, "all-gather", pattern, counts, Collective::all_gather, 1,
+                       static_cast<double>(kTokens * out));
     lesson.report("column split, exact (integer inputs)");
   });
 }

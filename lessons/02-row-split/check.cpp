@@ -32,10 +32,19 @@ void run_once(Lesson& lesson, bool integers) {
         {{"X", "[m, 4h_T]", &x_place}, {"W", "[4h_T, h]", &w_place}, {"Y", "[m, h]", &y_place}});
   }
   Device& device = lesson.device();
-  const Tensor got = row_parallel_matmul(device, lesson.world(), lesson.shard(x, x_place),
-                                         lesson.shard(w, w_place));
-  lesson.expect("Y", y, y_place, got,
-                integers ? exact_tolerance() : verify::tolerance_for(DType::f64, false));
+  const Tensor x_local = lesson.shard(x, x_place), w_local = lesson.shard(w, w_place);
+  CommCounters& counters = lesson.world().counters();
+  counters.reset();
+  const Tensor got = row_parallel_matmul(device, lesson.world(), x_local, w_local);
+  const std::vector<CollectiveCount> counts = lesson.counted(counters.snapshot());
+  // The values judged: the exercise's (in a judge, its transcript's), for the bitwise count.
+  const std::vector<double> values =
+      lesson.expect("Y", y, y_place, got,
+                    integers ? exact_tolerance() : verify::tolerance_for(DType::f64, false));
+  // The partial products' one all-reduce of [m, h].
+  const TensorPlacement pattern = replicated("all-reduce", {3}, t);
+  expect_collectives(lesson, "all-reduce", pattern, counts, Collective::all_reduce, 1,
+                     static_cast<double>(kTokens * kHidden));
   const bool pass = lesson.report(integers ? "row split, exact (integer inputs)"
                                            : "row split, real values (f64 tolerance)");
   if (!integers && pass && lesson.speaks()) {
@@ -47,9 +56,10 @@ void run_once(Lesson& lesson, bool integers) {
     device.matmul(lesson.shard(x, whole_x), Transpose::no, lesson.shard(w, whole_w), Transpose::no,
                   one);
     const double* a = one.data_as<double>();
-    const double* b = got.data_as<double>();
     std::int64_t differ = 0;
-    for (std::int64_t i = 0; i < one.numel(); ++i) differ += std::memcmp(a + i, b + i, 8) != 0;
+    for (std::int64_t i = 0; i < one.numel(); ++i) {
+      differ += std::memcmp(a + i, &values[static_cast<std::size_t>(i)], 8) != 0;
+    }
     fmt::print("  bitwise against one device's X W: {} of {} elements differ{}\n", differ,
                one.numel(), differ > 0 ? " (the sum was taken in another order; see README)" : "");
   }

@@ -774,6 +774,33 @@ int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body
   }
 }
 
+std::vector<double> collective_pattern(const std::vector<CollectiveCount>& counts,
+                                       Collective kind) {
+  std::vector<double> pattern(3, 0.0);
+  for (const CollectiveCount& c : counts) {
+    if (c.collective != kind) {
+      pattern[2] += static_cast<double>(c.calls);
+      continue;
+    }
+    pattern[0] += static_cast<double>(c.calls);
+    pattern[1] += static_cast<double>(c.elements);
+  }
+  return pattern;
+}
+
+void expect_collectives(Lesson& lesson, const std::string& name, const TensorPlacement& place,
+                        const std::vector<CollectiveCount>& counts, Collective kind, double calls,
+                        double elements) {
+  if (lesson.size() == 1) return;  // a group of one communicates nothing
+  Device& device = lesson.device();
+  Tensor measured = device.empty({3}, DType::f64);
+  device.upload(collective_pattern(counts, kind), measured);
+  lesson.expect(name, host_array({3}, {calls, elements, 0.0}), place, measured, exact_tolerance());
+  lesson.explain(name, fmt::format("[{0} calls, {0} N, other calls] per rank: the step is {1:g} "
+                                   "{0} of N = {2:g} elements, and no other collective",
+                                   collective_name(kind), calls, elements));
+}
+
 HostArray host_array(Extents extents, std::vector<double> values) {
   check(element_count(extents) == static_cast<std::int64_t>(values.size()),
         "host_array: extents and values disagree");

@@ -268,6 +268,18 @@ nlohmann::json verdict_json(const std::vector<PartResult>& parts,
 int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body,
                const std::function<DeviceFamilies()>& families = {});
 
+/// What a lesson whose point is one collective scores of a rank's counts: [calls of `kind`, its
+/// elements N over those calls, calls of any other collective].
+std::vector<double> collective_pattern(const std::vector<CollectiveCount>& counts, Collective kind);
+
+/// Queues, at more than one rank, the check that this rank made `calls` calls of `kind` moving
+/// `elements` in all and no other collective, from `counts` (Lesson::counted), as the tensor
+/// `name` = collective_pattern(counts, kind), with a note that says what was expected. `place`
+/// must outlive the report: replicated(name, {3}, p).
+void expect_collectives(Lesson& lesson, const std::string& name, const TensorPlacement& place,
+                        const std::vector<CollectiveCount>& counts, Collective kind, double calls,
+                        double elements);
+
 /// `values` (row-major) as a global array with these extents.
 HostArray host_array(Extents extents, std::vector<double> values);
 

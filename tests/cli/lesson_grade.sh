@@ -48,7 +48,7 @@ grade() {  # grade NAME ARGS...: runs lesson grade, prints its table, fails on a
 
 echo "== 1. every lesson's solution"
 grade solution --solution
-"${check[@]}" "$out/solution.json" "$source_dir" full 01=passed:2 || fail "the solutions' grades"
+"${check[@]}" "$out/solution.json" "$source_dir" full 01=passed:3 || fail "the solutions' grades"
 
 echo "== 2. every untouched exercise, beside a progress file that says all passed"
 claims='{}'
@@ -72,12 +72,14 @@ sed 's|^  device.merge_heads(.*|  device.fill(y, 0.0);  // the gather left out|'
   "$source_dir/lessons/01-column-split/solution.cpp" >"$exercise"
 grep -q "the gather left out" "$exercise" || fail "could not make the half-right exercise"
 grade half 1
-"${check[@]}" "$out/half.json" "$source_dir" 1 01=wrong:1 "tests=$out/solution.json" ||
+# Its all-gather was made (one point), its Y_r is right (one), its Y is not.
+"${check[@]}" "$out/half.json" "$source_dir" 2 01=wrong:2 "tests=$out/solution.json" ||
   fail "the half-right grade"
 python3 - "$out/half.json" <<'CHECK' || fail "the half-right exercise's tests"
 import json, sys
 tests = {t["name"].split(":")[0]: t for t in json.load(open(sys.argv[1]))["tests"]}
 assert tests["lesson 01, Y_r"]["score"] == 1, tests
+assert tests["lesson 01, all-gather"]["score"] == 1, tests
 assert tests["lesson 01, Y"]["score"] == 0 and "FAIL" in tests["lesson 01, Y"]["output"], tests
 assert "np=2: FAIL, max_abs" in tests["lesson 01, Y"]["output"], tests
 CHECK
