@@ -116,8 +116,15 @@ void run(Lesson& lesson) {
   const MlpShards p{shard("w1"), shard("b1"), shard("w2"), shard("b2")};
   lesson.part("forward", [&] {
     check_operators_forward(lesson, operators);
+    CommCounters& counters = lesson.world().counters();
+    counters.reset();
     const MlpForward got = mlp_forward(lesson.device(), lesson.world(), p, shard("x"));
+    const std::vector<CollectiveCount> counts = lesson.counted(counters.snapshot());
     expect("y", got.y);
+    // Megatron's MLP forward: g's one all-reduce of Y [m, h], nothing else.
+    const TensorPlacement pattern = replicated("fwd comm", {3}, t);
+    expect_collectives(lesson, "fwd comm", pattern, counts, Collective::all_reduce, 1,
+                       static_cast<double>(kShape.tokens() * kShape.h));
     lesson.expect("kept x", in.at("x"), place("x"), got.saved.x, tolerance);
     lesson.expect("kept hidden", want.at("hidden"), hidden_place, got.saved.hidden, tolerance);
     lesson.expect("kept act", want.at("act"), hidden_place, got.saved.act, tolerance);
@@ -129,8 +136,15 @@ void run(Lesson& lesson) {
     // forward's own report has checked what the exercise keeps.
     const MlpSaved saved{shard("x"), lesson.shard(want.at("hidden"), hidden_place),
                          lesson.shard(want.at("act"), hidden_place)};
+    CommCounters& counters = lesson.world().counters();
+    counters.reset();
     const MlpGrads got = mlp_backward(lesson.device(), lesson.world(), p, saved, shard("dy"));
+    const std::vector<CollectiveCount> counts = lesson.counted(counters.snapshot());
     expect("dx", got.dx);
+    // And backward: f's one all-reduce of dX [m, h].
+    const TensorPlacement pattern = replicated("bwd comm", {3}, t);
+    expect_collectives(lesson, "bwd comm", pattern, counts, Collective::all_reduce, 1,
+                       static_cast<double>(kShape.tokens() * kShape.h));
     expect("d_w1", got.d_w1);
     expect("d_b1", got.d_b1);
     expect("d_w2", got.d_w2);
