@@ -14,6 +14,12 @@ namespace {
 /// Open MPI's words when it has fewer slots than ranks were asked for.
 constexpr std::string_view kNotEnoughSlots = "not enough slots";
 
+/// Open MPI's words when a rank ended its process without MPI_Finalize, and what they mean.
+constexpr std::string_view kExitedImproperly = "exiting improperly";
+constexpr std::string_view kExitedImproperlyMeans =
+    "a rank's process exited without finalizing MPI (mpiexec: \"exiting improperly\"): code "
+    "that exits, rather than returns, ended it";
+
 /// Open MPI's words when it could not start or run a job (mpiexec, its daemons, PMIx).
 constexpr std::string_view kOpenMpiFailures[] = {
     "unable to reliably start one or more daemons",
@@ -136,7 +142,10 @@ void StderrRelay::take_line(std::string_view line) {
 }
 
 void StderrRelay::take_open_mpi_line(std::string_view text) {
-  if (text.find(kNotEnoughSlots) != std::string_view::npos) {
+  if (text.find(kExitedImproperly) != std::string_view::npos) {
+    // Its help block's last line ("You can avoid this message ...") says nothing of the job.
+    if (last_explanation_.empty()) last_explanation_ = kExitedImproperlyMeans;
+  } else if (text.find(kNotEnoughSlots) != std::string_view::npos) {
     lacked_slots_ = true;
     if (last_explanation_.empty()) last_explanation_ = text;
   } else if (const std::string_view failure = open_mpi_failure(text);

@@ -50,5 +50,17 @@ TEST(StderrRelay, AJobWhoseRanksSaidWhatWentWrongRan) {
   EXPECT_NE(relay.last_message().find("--check-finite"), std::string::npos) << relay.last_message();
 }
 
+TEST(StderrRelay, ARankThatExitedWithoutFinalizingIsNamedSo) {
+  StderrRelay relay;
+  relay_child_lines(relay,
+                    {"--------------------------------------------------------------------------",
+                     "mpiexec has exited due to process rank 0 with PID 0 on",
+                     "node vm exiting improperly. There are three reasons this could occur:",
+                     "You can avoid this message by specifying -quiet on the mpiexec command line.",
+                     "--------------------------------------------------------------------------"});
+  EXPECT_NE(relay.last_message().find("exited without finalizing MPI"), std::string::npos)
+      << relay.last_message();
+}
+
 }  // namespace
 }  // namespace tplab::app
