@@ -74,6 +74,34 @@ void point_exercise_at(const LessonInfo& l, const std::filesystem::path& source)
   }
 }
 
+/// Points the exercise's link at a source for one check; a submission's (from elsewhere) is
+/// pointed back at the lesson's own exercise.cpp when the check ends, however it ends, with its
+/// time stamp renewed: a later `cmake --build` (the shipped exercises' compile test, a learner's
+/// own build) then compiles the checkout's exercise, never the last student's.
+class ExerciseLink {
+ public:
+  ExerciseLink(const LessonInfo& l, const std::filesystem::path& source)
+      : lesson_(l), own_(l.dir / "exercise.cpp"), borrowed_(source != own_) {
+    point_exercise_at(l, source);
+  }
+  ~ExerciseLink() {
+    if (!borrowed_) return;
+    try {
+      point_exercise_at(lesson_, own_);
+    } catch (const std::exception&) {
+      return;  // `lesson check` points it right again before it builds
+    }
+    utimensat(AT_FDCWD, own_.c_str(), nullptr, 0);
+  }
+  ExerciseLink(const ExerciseLink&) = delete;
+  ExerciseLink& operator=(const ExerciseLink&) = delete;
+
+ private:
+  const LessonInfo& lesson_;
+  std::filesystem::path own_;
+  bool borrowed_;
+};
+
 /// `text` with every mention of the exercise's link (by its full path, or from the checkout as
 /// compiler_messages names files) replaced by the source it points at, named as the compiler's
 /// messages name files: the compiler saw the exercise by its link, the learner knows it by its
@@ -216,8 +244,9 @@ LessonRun check_lesson(const LessonInfo& l, const CheckRequest& request) {
   write_file_safely(judge_record, judge_digests, "the record of the last build");
   const std::string digests = run.source_sha256 + " " + run.check_sha256 + "\n";
   const auto record = kBinaryDir / "lessons" / (target + ".sha256");
+  std::optional<ExerciseLink> link;  // held until the check ends
   if (!request.solution) {
-    point_exercise_at(l, run.source);
+    link.emplace(l, run.source);
     renew_if_changed({run.source, checker}, record, digests);
     if (std::optional<std::string> messages = build_target(target)) {
       run.outcome = LessonRun::Outcome::does_not_compile;
