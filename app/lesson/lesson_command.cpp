@@ -406,9 +406,11 @@ void add_grade_command(CLI::App& cmd, const std::shared_ptr<LessonOptions>& o, i
   grade_cmd->add_option("--out", o->out,
                         "with --submissions: where STUDENT/results.json and gradebook.csv go "
                         "(default: DIR-grades beside DIR)");
-  grade_cmd->add_option("--seed", o->seed,
-                        "draw every check's inputs from this seed, to repeat a grade (default: a "
-                        "fresh seed each time, written to results.json)");
+  grade_cmd
+      ->add_option("--seed", o->seed,
+                   "draw every check's inputs from this seed, to repeat a grade (default: a "
+                   "fresh seed each time, written to results.json)")
+      ->check(seed_check());
   grade_cmd->callback([o, &exit_code] { exit_code = grade(*o); });
 }
 
@@ -445,9 +447,11 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
       ->check(timeout_check())
       ->capture_default_str();
   add_allow_many_ranks_flag(*check_cmd, o->allow_many_ranks);
-  check_cmd->add_option("--seed", o->seed,
-                        "draw the check's inputs from this seed (default: the lesson's own inputs; "
-                        "a grade's seed is in its results.json)");
+  check_cmd
+      ->add_option("--seed", o->seed,
+                   "draw the check's inputs from this seed (default: the lesson's own inputs; "
+                   "a grade's seed is in its results.json)")
+      ->check(seed_check());
   check_cmd->callback([o, &exit_code] { exit_code = check(*o); });
   CLI::App* hint_cmd = cmd->add_subcommand("hint", "the next hint (--all: every hint)");
   number(hint_cmd);
