@@ -65,7 +65,8 @@ void run(Lesson& lesson) {
                                          qd * (kIn / qd) * (kOut / qd), 0};
       Tensor measured = lesson.device().empty({5}, DType::f64);
       lesson.device().upload(pattern, measured);
-      lesson.expect("broadcasts", host_array({5}, summa), per_rank, measured, exact_tolerance());
+      lesson.expect_measured("broadcasts", host_array({5}, summa), per_rank, measured,
+                             exact_tolerance());
       lesson.explain("broadcasts",
                      "[row calls, row N, column calls, column N, other calls] per rank: SUMMA "
                      "makes q broadcasts of X's block along its row and q of W's along its "

@@ -132,10 +132,10 @@ void check_backward(Lesson& lesson, Workload2p5D& w) {
   }
   Device& device = lesson.device();
   const TensorPlacement one = replicated("scalar", {1}, p);
-  lesson.expect("depth calls", host_array({1}, {model_calls}), one, scalar(device, calls),
-                exact_tolerance());
-  lesson.expect("depth N", host_array({1}, {model_elements}), one, scalar(device, elements),
-                exact_tolerance());
+  lesson.expect_measured("depth calls", host_array({1}, {model_calls}), one, scalar(device, calls),
+                         exact_tolerance());
+  lesson.expect_measured("depth N", host_array({1}, {model_elements}), one,
+                         scalar(device, elements), exact_tolerance());
   lesson.report(w.title("backward", d));
   if (lesson.speaks()) {
     fmt::print(

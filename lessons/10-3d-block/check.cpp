@@ -152,10 +152,10 @@ void run(Lesson& lesson) {
       return t;
     };
     if (rows > 0) {  // a cube of one rank communicates nothing
-      lesson.expect("bwd calls", host_array({rows}, model_calls), per_row, as_tensor(calls),
-                    exact_tolerance());
-      lesson.expect("bwd N", host_array({rows}, model_elements), per_row, as_tensor(elements),
-                    exact_tolerance());
+      lesson.expect_measured("bwd calls", host_array({rows}, model_calls), per_row,
+                             as_tensor(calls), exact_tolerance());
+      lesson.expect_measured("bwd N", host_array({rows}, model_elements), per_row,
+                             as_tensor(elements), exact_tolerance());
     }
     lesson.report(fmt::format(
         "3D linear pair on a {0} x {0} x {0} cube, backward, exact (integer inputs)", q));

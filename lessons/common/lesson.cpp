@@ -382,6 +382,19 @@ Tensor Lesson::shard(const HostArray& global, const TensorPlacement& placement) 
 const std::vector<double>& Lesson::expect(const std::string& name, const HostArray& reference,
                                           const TensorPlacement& placement, const Tensor& got,
                                           const Tolerance& tolerance) {
+  return queue(name, reference, placement, got, tolerance, /*transcribed=*/true);
+}
+
+const std::vector<double>& Lesson::expect_measured(const std::string& name,
+                                                   const HostArray& reference,
+                                                   const TensorPlacement& placement,
+                                                   const Tensor& got, const Tolerance& tolerance) {
+  return queue(name, reference, placement, got, tolerance, /*transcribed=*/false);
+}
+
+const std::vector<double>& Lesson::queue(const std::string& name, const HostArray& reference,
+                                         const TensorPlacement& placement, const Tensor& got,
+                                         const Tolerance& tolerance, bool transcribed) {
   const Extents wanted = placement.local_extents(rank());
   const BlockRange& block = placement.blocks.at(static_cast<std::size_t>(rank()));
   const auto wrong_extents = [&](const Extents& extents) {
@@ -391,14 +404,14 @@ const std::vector<double>& Lesson::expect(const std::string& name, const HostArr
   };
   std::vector<double> values(static_cast<std::size_t>(got.numel()));
   device_.download(got, values);
-  if (role_ == LessonRole::exercise) {
+  if (role_ == LessonRole::exercise && transcribed) {
     TranscriptEvent& e = own_.events.emplace_back(event(TranscriptEvent::Kind::tensor, name));
     e.extents = got.extents();
     e.values = values;
   }
   int status = 0;  // produced
   std::string status_text;
-  if (role_ == LessonRole::judge) {
+  if (role_ == LessonRole::judge && transcribed) {
     // The exercise's tensor in place of the solution's; the solution's stands in, unjudged,
     // for one the exercise did not produce, so that every rank queues the same tensors.
     if (const TranscriptEvent* e = next_event(TranscriptEvent::Kind::tensor, name)) {
@@ -411,6 +424,10 @@ const std::vector<double>& Lesson::expect(const std::string& name, const HostArr
     } else {
       status = 1;
     }
+  } else if (role_ == LessonRole::judge && stopped_) {
+    // A measure of an exercise whose part already ended (counted() then gave the solution's
+    // counts): nothing of the exercise's to judge.
+    status = 1;
   } else if (got.extents() != wanted) {
     throw UsageError(wrong_extents(got.extents()));
   }
@@ -795,7 +812,8 @@ void expect_collectives(Lesson& lesson, const std::string& name, const TensorPla
   Device& device = lesson.device();
   Tensor measured = device.empty({3}, DType::f64);
   device.upload(collective_pattern(counts, kind), measured);
-  lesson.expect(name, host_array({3}, {calls, elements, 0.0}), place, measured, exact_tolerance());
+  lesson.expect_measured(name, host_array({3}, {calls, elements, 0.0}), place, measured,
+                         exact_tolerance());
   lesson.explain(name, fmt::format("[{0} calls, {0} N, other calls] per rank: the step is {1:g} "
                                    "{0} of N = {2:g} elements, and no other collective",
                                    collective_name(kind), calls, elements));

@@ -167,6 +167,14 @@ class Lesson {
                                     const TensorPlacement& placement, const Tensor& got,
                                     const Tolerance& tolerance);
 
+  /// The same for a tensor the check measured of the exercise from what counted() returned (a
+  /// count of its collectives), not one the exercise produced: the exercise's job records
+  /// nothing of it, and a judge compares its own measure, made from the exercise's counts in
+  /// the transcript, so that no copy written by the exercise's process stands in for it.
+  const std::vector<double>& expect_measured(const std::string& name, const HostArray& reference,
+                                             const TensorPlacement& placement, const Tensor& got,
+                                             const Tolerance& tolerance);
+
   /// What this rank's counters recorded of the exercise's collectives, `measured`: recorded in
   /// the exercise's transcript, and in a judge replaced by what the exercise's counters
   /// recorded there. Call it with the snapshot taken right after the exercise's code ran.
@@ -198,6 +206,12 @@ class Lesson {
 
   /// Drops the tensors and notes queued since the last report.
   void clear_queue();
+
+  /// expect() and expect_measured(): queues a tensor, `transcribed` when the exercise produced
+  /// it (recorded by the exercise's job, taken from its transcript by a judge).
+  const std::vector<double>& queue(const std::string& name, const HostArray& reference,
+                                   const TensorPlacement& placement, const Tensor& got,
+                                   const Tolerance& tolerance, bool transcribed);
 
   /// In a judge: finds the exercise's events of part `name` and how that part ended there.
   void begin_exercise_part(const std::string& name);
