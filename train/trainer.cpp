@@ -14,6 +14,8 @@
 #include "harness.hpp"
 #include "initial_parameters.hpp"
 #include "loss_tolerance.hpp"
+#include "mesh/gradient_reduction.hpp"
+#include "mesh/mesh_layout.hpp"
 #include "reference_training.hpp"
 #include "tensor_check.hpp"
 #include "training_data.hpp"
@@ -52,15 +54,17 @@ std::uint64_t fnv1a(std::span<const std::uint64_t> words) {
   return h;
 }
 
-/// The mean loss over all m tokens: one rank of each vocabulary group puts its rows' losses
-/// into an [m] vector of zeros, and a sum over the world assembles it (each element has one
+/// The mean loss over all m tokens of the global batch: one rank of each vocabulary group of
+/// each replica puts its rows' losses into an [m] vector of zeros, from its replica's first
+/// token `replica_token0` on, and a sum over the world assembles it (each element has one
 /// non-zero term, so the sum is exact); the mean is then taken in token order.
 double mean_loss(Comm& world, const gpt::GptModel& model, const std::vector<double>& losses,
-                 std::int64_t tokens) {
+                 std::int64_t tokens, std::int64_t replica_token0) {
   CpuDevice host;
   Tensor all = host.zeros({tokens}, DType::f64);
   if (model.counts_loss()) {
-    std::copy(losses.begin(), losses.end(), all.data_as<double>() + model.loss_block().row0);
+    std::copy(losses.begin(), losses.end(),
+              all.data_as<double>() + replica_token0 + model.loss_block().row0);
   }
   world.all_reduce(all);
   double sum = 0;
@@ -121,6 +125,26 @@ std::string check_replicas(Comm& world, Device& device, const gpt::GptModel& mod
   return differ;
 }
 
+/// `options` for one replica: the same, without data parallelism.
+SchemeOptions replica_options(SchemeOptions options) {
+  options.dp = 1;
+  return options;
+}
+
+/// The GPT one replica trains: b/D of the sequences.
+gpt::GptShape replica_gpt_shape(gpt::GptShape shape, int replicas) {
+  shape.block = replica_shape(shape.block, replicas);
+  return shape;
+}
+
+/// This rank's slice of the global batch: its replica's tokens.
+Batch replica_batch(const Batch& global, std::int64_t token0, std::int64_t tokens) {
+  const auto slice = [&](const std::vector<std::int64_t>& all) {
+    return std::vector<std::int64_t>(all.begin() + token0, all.begin() + token0 + tokens);
+  };
+  return Batch{slice(global.ids), slice(global.targets)};
+}
+
 }  // namespace
 
 void validate_training(int world_size, const TrainConfig& config) {
@@ -136,9 +160,13 @@ void validate_training(int world_size, const TrainConfig& config) {
         fmt::format("--logit-offset {}: the offset must be a finite number", config.logit_offset));
   }
   loss_tolerance(config.dtype);
-  const auto scheme = make_scheme(config.scheme, config.options);
-  const auto layout = gpt::make_gpt_layout(config.scheme, config.options);
-  gpt::validate_gpt(*scheme, *layout, world_size, config.shape);
+  // The mesh first (D divides the world and the batch), then the model on one replica.
+  make_scheme(config.scheme, config.options)->validate(world_size, config.shape.block);
+  const int replicas = config.options.dp;
+  const SchemeOptions options = replica_options(config.options);
+  const auto layout = gpt::make_gpt_layout(config.scheme, options);
+  gpt::validate_gpt(*make_scheme(config.scheme, options), *layout, world_size / replicas,
+                    replica_gpt_shape(config.shape, replicas));
 }
 
 double training_bytes_per_rank(const TrainConfig& config) {
@@ -157,36 +185,52 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
                          const std::function<void(const TrainResult&)>& on_step) {
   // Decide everything that can fail before the first collective, on every rank alike.
   validate_training(world.size(), config);
-  const auto scheme = make_scheme(config.scheme, config.options);
-  const auto layout = gpt::make_gpt_layout(config.scheme, config.options);
+  // D replicas of P ranks (MeshLayout): each trains the model on its b/D sequences, and the
+  // mean of the replicas' gradients is the gradient of the global batch's mean loss.
+  const MeshLayout mesh{config.options.dp, world.size() / config.options.dp};
+  const SchemeOptions options = replica_options(config.options);
+  const auto scheme = make_scheme(config.scheme, options);
+  const auto layout = gpt::make_gpt_layout(config.scheme, options);
   const gpt::GptShape& shape = config.shape;
-  const std::int64_t m = shape.block.tokens();
+  const gpt::GptShape replica = replica_gpt_shape(shape, mesh.replicas);
+  const std::int64_t m = shape.block.tokens(), replica_m = replica.block.tokens();
+  const std::int64_t token0 = mesh.replica_of(world.rank()) * replica_m;
   const verify::HostArrays initial = initial_parameters(shape, config.seed, config.logit_offset);
-  // Every rank trains the (small) reference too, so each reaches the verdict on its own.
+  // Every rank trains the (small) reference too, on the whole batch, so each reaches the
+  // verdict on its own.
   ReferenceTraining reference(shape, initial, config.learning_rate);
-  const std::vector<TensorPlacement> placements =
-      parameter_placements(*scheme, *layout, world.size(), shape);
+  const std::vector<TensorPlacement> placements = mesh_placements(
+      parameter_placements(*scheme, *layout, mesh.scheme_ranks, replica), mesh, replica_m);
 
   TensorMap shards;
   for (const auto& [name, array] : initial) {
     shards.emplace(name, verify::upload_shard(device, array, find_placement(placements, name),
                                               world.rank(), config.dtype));
   }
-  gpt::GptModel model(world, device, *scheme, *layout, shape, std::move(shards));
+  MeshComms comms;
+  if (mesh.replicas > 1) comms = split_mesh(world, mesh);
+  Comm& replica_world = mesh.replicas > 1 ? *comms.replica : world;
+  gpt::GptModel model(replica_world, device, *scheme, *layout, replica, std::move(shards));
 
   TrainResult result;
   result.config = config;
   result.world_size = world.size();
-  result.grid = scheme->describe_grid(world.size(), shape.block);
+  result.grid =
+      make_scheme(config.scheme, config.options)->describe_grid(world.size(), shape.block);
   result.tolerance = loss_tolerance(config.dtype).rtol;
   bool within = true;
   std::vector<std::uint64_t> loss_bits;
   CpuDevice host;
   for (std::int64_t step = 0; step < config.steps; ++step) {
     const Batch batch = synthetic_batch(shape, config.seed, step);
+    const Batch mine = replica_batch(batch, token0, replica_m);
     world.counters().reset();
     const auto start = Clock::now();
-    const std::vector<double> losses = model.forward_backward(batch.ids, batch.targets);
+    const std::vector<double> losses = model.forward_backward(mine.ids, mine.targets);
+    if (mesh.replicas > 1) {
+      reduce_over_replicas(*comms.dp, device, model.gradients(), config.options.dp_buckets,
+                           ReplicaReduction::mean);
+    }
     model.sgd_step(config.learning_rate);
     Tensor times = host.empty({2}, DType::f64);
     times.data_as<double>()[0] = std::chrono::duration<double>(Clock::now() - start).count();
@@ -194,7 +238,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
 
     StepRecord record;
     record.step = step;
-    record.loss = mean_loss(world, model, losses, m);
+    record.loss = mean_loss(world, model, losses, m, token0);
     world.all_reduce(times, ReduceOp::max);
     record.seconds = times.data_as<double>()[0];
     record.comm_seconds = times.data_as<double>()[1];
@@ -237,6 +281,8 @@ nlohmann::json to_json(const TrainResult& r) {
   }
   return {{"scheme", c.scheme},
           {"np", r.world_size},
+          {"dp", c.options.dp},
+          {"dp_buckets", c.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
           {"grid", r.grid},
           {"dtype", std::string(dtype_name(c.dtype))},
           {"shape",

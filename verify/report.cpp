@@ -195,6 +195,9 @@ nlohmann::json to_json(const RunResult& run) {
   return {
       {"scheme", c.scheme},
       {"np", run.world_size},
+      {"dp", run.config.options.dp},
+      {"dp_buckets",
+       run.config.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
       {"grid", run.grid},
       {"backend", run.backend},
       {"dtype", dtype_name(c.dtype)},

@@ -9,6 +9,7 @@
 #include "attention_scores.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "data_parallel_options.hpp"
 #include "loss_tolerance.hpp"
 #include "mpi_command.hpp"
 #include "option_checks.hpp"
@@ -42,6 +43,7 @@ struct TrainOptions {
   std::uint64_t seed = 1;
   int depth = 0;
   bool regather = false;
+  DataParallelOptions data_parallel;
   LaunchOptions launch;
 };
 
@@ -62,7 +64,7 @@ std::string default_world_sizes_help() {
 train::TrainConfig make_config(const TrainOptions& o) {
   train::TrainConfig c;
   c.scheme = o.scheme;
-  c.options = {o.depth, o.regather};
+  c.options = o.data_parallel.applied_to({o.depth, o.regather});
   c.shape = {parse_block_shape(o.shape), o.vocab, o.layers};
   c.dtype = parse_dtype(o.dtype);
   c.seed = o.seed;
@@ -214,7 +216,7 @@ void print_cut_short(const SeriesResult& series, const nlohmann::json& document,
 }
 
 int drive(const CLI::App& command, const TrainOptions& o) {
-  const int np = o.np != 0 ? o.np : default_world_size(o.scheme);
+  const int np = o.np != 0 ? o.np : o.data_parallel.dp * default_world_size(o.scheme);
   if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
   const train::TrainConfig config = make_config(o);
   train::validate_training(np, config);
@@ -242,7 +244,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "Launches mpiexec itself; under mpiexec it trains on that world.");
   cmd->add_option("--scheme", o->scheme, scheme_help_list())->capture_default_str();
   cmd->add_option("--np", o->np,
-                  "ranks (default: " + default_world_sizes_help() + "; under mpiexec: its world)");
+                  "ranks (default: " + default_world_sizes_help() +
+                      ", times D with --dp; under mpiexec: its world)");
   cmd->add_option("--steps", o->steps, "SGD steps K")->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "f64 or f32")->capture_default_str();
   cmd->add_option("--shape", o->shape, "every block's shape b,s,h,heads")->capture_default_str();
@@ -259,6 +262,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--depth", o->depth,
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_flag("--regather", o->regather, "3D blocks: gather X~ and W~ again in backward");
+  add_data_parallel_options(*cmd, o->data_parallel);
   add_launch_options(*cmd, o->launch,
                      "write every step and the verdict as JSON (a new or plain file in a folder "
                      "of your own)");

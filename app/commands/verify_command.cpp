@@ -1,11 +1,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <array>
 #include <fstream>
 #include <optional>
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "data_parallel_options.hpp"
 #include "device/cuda/cuda_backend.hpp"
 #include "harness.hpp"
 #include "mpi_command.hpp"
@@ -31,6 +34,17 @@ constexpr std::string_view kDefaultShape = "12,6,72,12";
 /// mesh row whole sequences, as their attention needs, so no shape cuts theirs.)
 constexpr std::string_view kMidSequenceShape = "3,12,72,12";
 
+/// The data-parallel jobs verify adds when --dp and --np are not given: D = 2 replicas of 1D and
+/// 1D with sequence parallelism at t = 2 and of 2D at q = 2 (4, 4 and 8 ranks), the meshes on
+/// which a collective issued on the wrong group shows (the TP and DP groups differ and neither
+/// is the world).
+struct DefaultMesh {
+  std::string_view scheme;
+  int np;
+};
+constexpr std::array<DefaultMesh, 3> kDefaultMeshes = {{{"1d", 4}, {"1d-sp", 4}, {"2d", 8}}};
+constexpr int kDefaultReplicas = 2;
+
 /// verify's --help: what it checks, and which runs the default makes.
 constexpr std::string_view kVerifyDescription =
     "Check every scheme against the single-device reference, tensor by tensor.\n"
@@ -39,7 +53,9 @@ constexpr std::string_view kVerifyDescription =
     "with x ~ 20 + U[-1,1), where a one-pass LayerNorm variance fails) and the exact check, "
     "overlap off and on; the block with attention scores past exp's overflow point and dy = 0 "
     "(a softmax without its max-shift fails), overlap off; and where its token shards start "
-    "mid-sequence (1d-sp, 3D), the block on the second shape below, overlap off and on.";
+    "mid-sequence (1d-sp, 3D), the block on the second shape below, overlap off and on. Without "
+    "--dp and "
+    "--np, also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas (--dp 2).";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -54,9 +70,12 @@ struct VerifyOptions {
   int depth = 0;
   bool regather = false;
   std::string overlap = "both";
+  DataParallelOptions data_parallel;
   LaunchOptions launch;
 
-  SchemeOptions scheme_options(bool with_overlap) const { return {depth, regather, with_overlap}; }
+  SchemeOptions scheme_options(bool with_overlap) const {
+    return data_parallel.applied_to({depth, regather, with_overlap});
+  }
   /// The overlap settings each configuration runs with: off, on, or both (the default).
   std::vector<bool> overlaps() const {
     if (overlap == "both") return {false, true};
@@ -156,10 +175,48 @@ WorldResult verify_in_world(const VerifyOptions& o, World& w) {
 
 // ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
 
+/// The job of `scheme` on `np` ranks, with `replicas` data-parallel replicas when that is not
+/// what the caller's --dp says already.
+JobPlan verify_job(const VerifyOptions& o, const std::string& scheme, int np, int replicas,
+                   const BlockShape& shape) {
+  JobPlan job{.label = scheme,
+              .np = np,
+              .overrides = {{"--scheme", {scheme}}},
+              .bytes_per_rank = verify::verify_bytes_per_rank(shape)};
+  if (replicas != o.data_parallel.dp) {
+    job.label = fmt::format("{} dp={}", scheme, replicas);
+    job.overrides.push_back({"--dp", {std::to_string(replicas)}});
+  }
+  return job;
+}
+
+/// The caller's options as the job runs them: its --dp.
+VerifyOptions job_options(const VerifyOptions& o, const JobPlan& job) {
+  VerifyOptions in_job = o;
+  for (const ArgumentOverride& a : job.overrides) {
+    if (a.option == "--dp") in_job.data_parallel.dp = std::stoi(a.values.front());
+  }
+  return in_job;
+}
+
+/// The default's data-parallel jobs (kDefaultMeshes), for the schemes chosen that can run the
+/// shape there.
+void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchPlan& plan) {
+  VerifyOptions meshed = o;
+  meshed.data_parallel.dp = kDefaultReplicas;
+  const std::vector<std::string> chosen = chosen_schemes(o.schemes);
+  for (const DefaultMesh& mesh : kDefaultMeshes) {
+    if (std::find(chosen.begin(), chosen.end(), mesh.scheme) == chosen.end()) continue;
+    const auto scheme = make_scheme(mesh.scheme, meshed.scheme_options(false));
+    if (!scheme->why_not(mesh.np, shape).empty()) continue;
+    plan.jobs.push_back(verify_job(o, std::string(mesh.scheme), mesh.np, kDefaultReplicas, shape));
+  }
+}
+
 /// One job per scheme and world size: a scheme named with --scheme must run at every --np;
 /// with every scheme implied, those that cannot use a world size are left out of it, and only
-/// a world size none can use is refused.
-LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape) {
+/// a world size none can use is refused. Without --dp and --np, the default meshes besides.
+LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_given) {
   const bool every_scheme = !names_schemes(o.schemes);
   for (int np : o.np) {
     if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
@@ -176,16 +233,14 @@ LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape) {
         continue;
       }
       scheme->validate(np, shape);
-      plan.jobs.push_back({.label = name,
-                           .np = np,
-                           .overrides = {{"--scheme", {name}}},
-                           .bytes_per_rank = verify::verify_bytes_per_rank(shape)});
+      plan.jobs.push_back(verify_job(o, name, np, o.data_parallel.dp, shape));
     }
   }
   if (plan.jobs.empty()) {
     throw UsageError(fmt::format("no scheme can run {} on {} ranks; try --np 4 or --np 8",
                                  to_string(shape), fmt::join(o.np, ",")));
   }
+  if (!dp_given && o.np.empty()) add_default_meshes(o, shape, plan);
   if (!skipped.empty()) {
     fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
                fmt::join(skipped, ", "));
@@ -238,9 +293,12 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
     const int gpus = cuda::visible_devices();  // NoDeviceError, saying why, when there is none
     fmt::print("cuda backend: {} GPU{} visible, --comm {}\n", gpus, gpus == 1 ? "" : "s", o.comm);
   }
-  const LaunchPlan plan = plan_jobs(o, shape);
+  const LaunchPlan plan = plan_jobs(o, shape, command.count("--dp") > 0);
   std::size_t planned = 0;  // runs: every job runs the configurations of its scheme
-  for (const JobPlan& job : plan.jobs) planned += configurations(o, job.label, job.np).size();
+  for (const JobPlan& job : plan.jobs) {
+    planned +=
+        configurations(job_options(o, job), job.overrides.front().values.front(), job.np).size();
+  }
   const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
     return series_document("runs", s.runs, s, all_pass(s));
   });
@@ -292,6 +350,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "with overlap off and on")
       ->check(CLI::IsMember({"on", "off", "both"}))
       ->capture_default_str();
+  add_data_parallel_options(*cmd, o->data_parallel);
   add_launch_options(*cmd, o->launch,
                      "write the results as JSON, job by job as they finish (checked before "
                      "anything runs: a new or plain file in a folder of your own)");

@@ -591,3 +591,42 @@ TEST(Projection, SaysWhyNoGridFitsAndWhatWould) {
 
 }  // namespace
 }  // namespace tplab::model
+
+namespace tplab::model {
+namespace {
+
+// With --dp D, backward gains one all-reduce on "dp" of every gradient element the rank holds
+// (one call for the flat bucket, one per parameter otherwise); the rest is one replica's.
+TEST(DataParallelCost, AddsTheGradientAllReduceOnTheDpGroup) {
+  const BlockShape shape{4, 4, 8, 2};
+  const RankCost tp = rank_cost("2d", {}, 4, {2, 4, 8, 2}, Workload::block);
+  for (GradientBuckets buckets : {GradientBuckets::flat, GradientBuckets::per_tensor}) {
+    const RankCost mesh =
+        rank_cost("2d", {.dp = 2, .dp_buckets = buckets}, 8, shape, Workload::block);
+    EXPECT_EQ(mesh.parameter_elements, tp.parameter_elements);
+    EXPECT_EQ(mesh.activation_elements, tp.activation_elements);
+    bool found = false;
+    for (const PredictedCollective& row : mesh.comm.backward.rows()) {
+      if (row.group != "dp") continue;
+      found = true;
+      EXPECT_EQ(row.group_size, 2);
+      EXPECT_EQ(row.elements, tp.parameter_elements);
+      EXPECT_EQ(row.calls, buckets == GradientBuckets::flat ? 1 : 16);
+    }
+    EXPECT_TRUE(found);
+    EXPECT_EQ(mesh.comm.forward.total_elements(), tp.comm.forward.total_elements());
+  }
+}
+
+// A replica's groups stay inside it; the DP groups are its columns and cross nodes first.
+TEST(DataParallelCost, ReplicaGroupsStayInsideANode) {
+  const RankCost mesh = rank_cost("1d", {.dp = 4}, 8, {8, 4, 8, 2}, Workload::block);
+  for (const GroupLayout& g : mesh.groups) {
+    const GroupPlacement p = place_groups(g, 8, 2);
+    EXPECT_EQ(p.crosses_nodes(), g.name == "dp") << g.name;
+    EXPECT_EQ(p.groups, g.name == "dp" ? 2 : 4) << g.name;
+  }
+}
+
+}  // namespace
+}  // namespace tplab::model

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "mesh/data_parallel_scheme.hpp"
 #include "scheme/scheme_registry.hpp"
 
 namespace tplab {
@@ -25,6 +26,7 @@ void Scheme::validate(int world_size, const BlockShape& shape) const {
   if (const std::string problem = shape_problem(shape); !problem.empty()) {
     throw UsageError(fmt::format("shape {}: {}", to_string(shape), problem));
   }
+  if (const std::string why = shape_refusal(shape); !why.empty()) throw UsageError(why);
   if (const std::string why = refusal(world_size, shape); !why.empty()) throw UsageError(why);
 }
 
@@ -70,7 +72,17 @@ std::vector<std::string> scheme_names() {
 }
 
 std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
-  return find_scheme(name).make(options);
+  if (options.dp < 1) {
+    throw UsageError(fmt::format(
+        "--dp {}: D is the number of data-parallel replicas of the scheme, at least 1 (1: tensor "
+        "parallelism alone)",
+        options.dp));
+  }
+  const SchemeEntry& entry = find_scheme(name);
+  if (options.dp == 1) return entry.make(options);
+  SchemeOptions replica = options;
+  replica.dp = 1;
+  return std::make_unique<DataParallelScheme>(entry.make(replica), options.dp, options.dp_buckets);
 }
 
 }  // namespace tplab

@@ -18,6 +18,12 @@ namespace tplab {
 /// (the exact check of a scheme's linear layers).
 enum class Workload { block, linear_pair };
 
+/// How data parallelism gathers a rank's gradient shards for its all-reduces over the DP group.
+enum class GradientBuckets {
+  flat,        ///< every shard copied into one buffer, reduced by one all-reduce (DDP's bucket)
+  per_tensor,  ///< one all-reduce per parameter's gradient
+};
+
 /// Options some schemes take.
 struct SchemeOptions {
   int depth = 0;          ///< 2.5D: number of depth layers d (0: chosen from the world size)
@@ -28,6 +34,11 @@ struct SchemeOptions {
   /// current product and its dW reduce-scatter during dX's. The same collectives, counted
   /// alike.
   bool overlap = false;
+  /// D: replicas of the scheme side by side, each on its b/D slice of the batch, their gradients
+  /// reduced over the DP group (mesh/data_parallel_scheme.hpp). 1: tensor parallelism alone.
+  int dp = 1;
+  /// How the DP reduction gathers the gradients (with dp > 1).
+  GradientBuckets dp_buckets = GradientBuckets::flat;
 };
 
 /// A tensor-parallel scheme. Everything here except make_module is pure: it depends only on
@@ -49,6 +60,9 @@ class Scheme {
   virtual std::vector<int> default_world_sizes() const = 0;
   /// World sizes this scheme can use for `shape`, up to `limit` (for messages and sweeps).
   std::vector<int> usable_world_sizes(const BlockShape& shape, int limit) const;
+  /// Empty when the scheme can take `shape` at some world size; otherwise why it never can (a
+  /// batch that does not split over data-parallel replicas). validate() asks it first.
+  virtual std::string shape_refusal(const BlockShape& /*shape*/) const { return {}; }
   /// The grid used at `world_size`, for reports: "t=4", "q=2", "q=2 d=2".
   virtual std::string describe_grid(int world_size, const BlockShape& shape) const = 0;
   /// The number of depth layers at `world_size`: layers of ranks that hold the same parameter

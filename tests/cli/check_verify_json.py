@@ -63,16 +63,17 @@ def main():
             assert sum(c["calls"] for c in run["comm"]) > 0, "a multi-rank run must communicate"
     configurations = {}
     for run in runs:
-        key = (run["scheme"], run["np"], run["dtype"], run["exact"], run["large_scores"],
-               tuple(run["shape"].values()))
+        key = (run["scheme"], run["np"], run["dp"], run["dtype"], run["exact"],
+               run["large_scores"], tuple(run["shape"].values()))
         configurations.setdefault(key, []).append(run["overlap"])
     for key, overlaps in configurations.items():
-        expected = [False] if key[4] else [False, True]
+        expected = [False] if key[5] else [False, True]
         assert sorted(overlaps) == expected, f"{key} ran with overlap {overlaps}"
-    blocks = {(r["scheme"], r["np"], r["dtype"]) for r in runs
+    blocks = {(r["scheme"], r["np"], r["dp"], r["dtype"]) for r in runs
               if not r["exact"] and r["dtype"] in ("f64", "f32")}
     for key in blocks:
-        assert any(r["large_scores"] for r in runs if (r["scheme"], r["np"], r["dtype"]) == key), \
+        assert any(r["large_scores"] for r in runs
+                   if (r["scheme"], r["np"], r["dp"], r["dtype"]) == key), \
             f"{key}: no run with scores past the overflow point"
     if len(sys.argv) > 2:
         missing = set(sys.argv[2].split(",")) - {run["scheme"] for run in runs}
