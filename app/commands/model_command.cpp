@@ -12,6 +12,7 @@
 #include "hardware.hpp"
 #include "launch_preflight.hpp"
 #include "model_options.hpp"
+#include "model_plan.hpp"
 #include "option_checks.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
@@ -319,7 +320,13 @@ void add_model_command(CLI::App& app, int& exit_code) {
       "and prints the model's time beside the measured one.");
   add_projection_options(*cmd, *o);
   add_measurement_options(*cmd, *o);
-  cmd->callback([o, cmd, &exit_code] {
+  auto plan = std::make_shared<PlanOptions>();
+  add_plan_options(*cmd, *plan);
+  cmd->callback([o, plan, cmd, &exit_code] {
+    if (plan->plan) {
+      exit_code = run_plan(*cmd, *o, *plan);
+      return;
+    }
     if (o->calibrate && o->compare) {
       throw UsageError(
           "--calibrate and --compare are separate steps: calibrate first, then "

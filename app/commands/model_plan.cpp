@@ -1,0 +1,358 @@
+/// @file
+/// `tplab model --plan`: every DP x TP x PP layout of a cluster priced, the best named, and the
+/// fastest at each TP degree beside it, to show where TP stops paying.
+#include "model_plan.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+
+#include "core/error.hpp"
+#include "plan/cluster_plan.hpp"
+#include "plan/plan_json.hpp"
+#include "safe_output.hpp"
+
+namespace tplab::app {
+namespace {
+
+using model::plan::ClusterPlan;
+using model::plan::LayoutEstimate;
+using model::plan::PlanRequest;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// The number `text` reads as, whole text, if it is one.
+template <typename Number>
+std::optional<Number> number_of(const std::string& text) {
+  Number value{};
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
+
+/// A count of layers, sequences or tokens: a whole number, at least 1.
+CLI::Validator positive_count_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto value = number_of<std::int64_t>(text);
+        if (value && *value >= 1) return {};
+        return fmt::format("'{}' is not a count: give a whole number of at least 1", text);
+      },
+      "N>=1", "count");
+}
+
+/// A positive number, such as GiB of memory.
+CLI::Validator positive_number_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto value = number_of<double>(text);
+        if (value && *value > 0) return {};
+        return fmt::format("'{}' is not a positive number", text);
+      },
+      "X>0", "positive");
+}
+
+/// A share of the peak: above 0, at most 1.
+CLI::Validator share_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto value = number_of<double>(text);
+        if (value && *value > 0 && *value <= 1) return {};
+        return fmt::format(
+            "'{}' is not a share of the peak: give a number above 0 and at most 1, "
+            "such as 0.5",
+            text);
+      },
+      "0<X<=1", "share");
+}
+
+/// The device count of --gpus: 128 when not given, the seeds' cluster.
+int plan_devices(const CLI::App& command, const ModelOptions& o) {
+  if (command.count("--gpus") == 0) return 128;
+  if (o.gpus.size() != 1) {
+    throw UsageError(
+        fmt::format("--plan plans one cluster: give one device count to --gpus, "
+                    "not {}",
+                    fmt::join(o.gpus, ",")));
+  }
+  return o.gpus.front();
+}
+
+PlanRequest plan_request(const CLI::App& command, const ModelOptions& o, const PlanOptions& p) {
+  PlanRequest r;
+  r.model = {.layers = p.layers,
+             .hidden = o.hidden.value_or(8192),
+             .heads = o.heads.value_or(64),
+             .seq = o.seq.value_or(2048),
+             .vocab = p.vocab};
+  r.batch = {.global_batch = p.global_batch, .micro_batch = p.micro_batch};
+  const auto profiles = model::available_profiles(o.hardware_file);
+  r.hardware = model::find_profile(profiles, o.hardware.empty() ? "dgx-h100" : o.hardware);
+  r.devices = plan_devices(command, o);
+  r.ranks_per_node = o.ranks_per_node.value_or(r.hardware.gpus_per_node);
+  r.memory_bytes = p.memory_gib ? *p.memory_gib * kGiB : r.hardware.memory_bytes;
+  r.efficiency = p.efficiency;
+  r.schemes = o.chosen_schemes();
+  r.scheme_options = o.scheme_options();
+  r.order = model::plan::parse_rank_order(p.rank_order);
+  return r;
+}
+
+std::string link_text(const model::Link& link) {
+  return fmt::format("{:.0f} GB/s ({:.1f} us per step)", link.rate.bandwidth_bytes_per_s / 1e9,
+                     link.rate.latency_s * 1e6);
+}
+
+void print_header(const PlanRequest& r) {
+  const auto& g = r.model;
+  const auto& hw = r.hardware;
+  fmt::print(
+      "tplab model --plan: which DP x TP x PP for this model on this cluster\n"
+      "  (a model: tplab runs the TP schemes; the 1F1B pipeline and data parallelism are only "
+      "modelled)\n");
+  fmt::print(
+      "  model     GPT: {} layers, h {}, {} heads, s {}, vocab {}: {:.2f} billion "
+      "parameters\n",
+      g.layers, g.hidden, g.heads, g.seq, g.vocab,
+      static_cast<double>(model::plan::model_parameters(g)) / 1e9);
+  fmt::print(
+      "  batch     {} sequences ({} tokens) per step, micro-batches of {}: m = {} / (DP x "
+      "{}) per replica\n",
+      r.batch.global_batch, r.batch.global_batch * g.seq, r.batch.micro_batch, r.batch.global_batch,
+      r.batch.micro_batch);
+  fmt::print("  hardware  {}: {}\n", hw.name, hw.description);
+  fmt::print("            {:.4g} TFLOP/s peak x efficiency {} per device; {:.1f} GiB per device\n",
+             hw.matmul_flops_per_s / 1e12, r.efficiency, r.memory_bytes / kGiB);
+  fmt::print("            {} within a node", link_text(hw.intra_node));
+  if (hw.inter_node) fmt::print(", {} between nodes", link_text(*hw.inter_node));
+  const bool pp_next = r.order == model::plan::RankOrder::tp_pp_dp;
+  fmt::print("\n  cluster   {} devices, {} per node; ranks in {} order: rank = tp + TP ({})\n",
+             r.devices, r.ranks_per_node, model::plan::rank_order_name(r.order),
+             pp_next ? "pp + PP dp" : "dp + DP pp");
+  fmt::print(
+      "            ({});\n            a group with ranks on two nodes runs at the inter-node "
+      "rate\n",
+      pp_next ? "Megatron's --use-tp-pp-dp-mapping; --rank-order tp-dp-pp for its default"
+              : "Megatron-core's default; --rank-order tp-pp-dp for its other mapping");
+  fmt::print(
+      "  memory    the fullest device: {}-byte weights and gradients; Adam's fp32 master copy and "
+      "two\n            moments, {} bytes per parameter; no ZeRO; activations as tplab's layers "
+      "keep them,\n            no recomputation; the first stage keeps min(PP, m) micro-batches "
+      "in flight\n",
+      hw.bytes_per_element, model::plan::kAdamStateBytesPerParameter);
+  fmt::print(
+      "  time      per micro-batch, the slowest stage: FLOPs / (peak x efficiency) + the TP "
+      "scheme's\n            collectives (alpha-beta) + 2 sends of b s h / TP to the next stage;\n"
+      "            step = (m + PP - 1) stages + the DP gradient all-reduce (ring); nothing "
+      "overlaps\n");
+  fmt::print(
+      "  nodes     the last columns: how many nodes one group of each kind spans; above 1 its "
+      "collectives\n            run on the inter-node link\n\n");
+}
+
+void print_table_head() {
+  fmt::print(
+      "  {:>4} {:>4} {:>4} {:<6} {:<9} {:>4} | {:>7} {:>6} {:>6} {:>6} {:>6} | {:>8} "
+      "{:>7} {:>6} {:>6} {:>7} {:>8} | {:>5} {:>6} {:>4} | {}\n",
+      "DP", "TP", "PP", "scheme", "grid", "m", "weights", "grads", "optim", "activ", "total",
+      "compute", "TP comm", "p2p", "bubble", "DP comm", "step", "comm", "bubble", "MFU",
+      "nodes a group spans");
+  fmt::print(
+      "  {:>4} {:>4} {:>4} {:<6} {:<9} {:>4} | {:>7} {:>6} {:>6} {:>6} {:>6} | {:>8} "
+      "{:>7} {:>6} {:>6} {:>7} {:>8} | {:>5} {:>6} {:>4} | {}\n",
+      "", "", "", "", "", "", "GiB", "GiB", "GiB", "GiB", "GiB", "s", "s", "s", "s", "s", "s",
+      "share", "share", "", "tp pp dp");
+}
+
+/// The most nodes any of the scheme's TP groups spans (1 at TP 1).
+int tp_nodes(const LayoutEstimate& e) {
+  int most = 1;
+  for (const auto& g : e.tp_groups) most = std::max(most, g.most_nodes);
+  return most;
+}
+
+void print_layout(const LayoutEstimate& e, const PlanRequest& r) {
+  const auto& m = e.memory;
+  std::string mark;
+  if (!e.fits_memory) {
+    mark = fmt::format("  exceeds the device's {:.1f} GiB", r.memory_bytes / kGiB);
+  }
+  fmt::print(
+      "  {:>4} {:>4} {:>4} {:<6} {:<9} {:>4} | {:>7.1f} {:>6.1f} {:>6.1f} {:>6.1f} "
+      "{:>6.1f} | {:>8.3f} {:>7.3f} {:>6.3f} {:>6.3f} {:>7.3f} {:>8.3f} | {:>4.0f}% "
+      "{:>5.0f}% {:>3.0f}% | {:>2} {:>2} {:>2}{}\n",
+      e.layout.dp, e.layout.tp, e.layout.pp, e.scheme, e.grid.empty() ? "-" : e.grid,
+      e.micro_batches, m.weights / kGiB, m.gradients / kGiB, m.optimizer / kGiB,
+      m.activations / kGiB, m.total() / kGiB, e.compute_s, e.tp_comm_s, e.p2p_s, e.bubble_s,
+      e.dp_comm_s, e.step_s(), e.comm_share() * 100, e.bubble_fraction * 100, e.mfu * 100,
+      tp_nodes(e), e.pp_group.most_nodes, e.dp_group.most_nodes, mark);
+}
+
+/// Every layout, fastest first: those that fit in memory, then those that do not.
+void print_layouts(const ClusterPlan& plan, const PlanRequest& r) {
+  std::vector<const LayoutEstimate*> order;
+  for (const LayoutEstimate& e : plan.layouts) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    if (a->fits_memory != b->fits_memory) return a->fits_memory;
+    return a->step_s() < b->step_s();
+  });
+  print_table_head();
+  for (const LayoutEstimate* e : order) print_layout(*e, r);
+}
+
+/// The layouts left out, one line per reason (every one with --detail).
+void print_skipped(const ClusterPlan& plan, bool detail) {
+  if (plan.skipped.empty()) return;
+  std::map<std::string, std::vector<std::string>> by_reason;
+  for (const auto& s : plan.skipped) {
+    by_reason[s.why].push_back(s.scheme == "none" ? s.layout.describe()
+                                                  : s.layout.describe() + " " + s.scheme);
+  }
+  fmt::print("\n  {} layouts left out:\n", plan.skipped.size());
+  for (const auto& [why, layouts] : by_reason) {
+    if (detail) {
+      fmt::print("    {}: {}\n", why, fmt::join(layouts, "; "));
+    } else {
+      fmt::print("    {} ({} layout{})\n", why, layouts.size(), layouts.size() == 1 ? "" : "s");
+    }
+  }
+}
+
+/// Where the TP groups of `e` run: "within a node" or "across 2 nodes at 50 GB/s".
+std::string tp_link_text(const LayoutEstimate& e, const PlanRequest& r) {
+  if (e.layout.tp == 1) return "no TP";
+  const auto& hw = r.hardware;
+  if (!e.tp_inter_node) {
+    return fmt::format("within a node, {:.0f} GB/s",
+                       hw.intra_node.rate.bandwidth_bytes_per_s / 1e9);
+  }
+  return fmt::format("across {} nodes, {:.0f} GB/s", tp_nodes(e),
+                     hw.inter_node->rate.bandwidth_bytes_per_s / 1e9);
+}
+
+/// The step from the widest TP within a node to the narrowest across nodes, in numbers.
+void print_node_boundary(const ClusterPlan& plan, const PlanRequest& r) {
+  const LayoutEstimate* inside = nullptr;
+  const LayoutEstimate* across = nullptr;
+  for (int tp : model::plan::tp_degrees(plan)) {
+    const LayoutEstimate* e = model::plan::fastest_at_tp(plan, tp);
+    if (tp > 1 && !e->tp_inter_node) inside = e;
+    if (e->tp_inter_node && across == nullptr) across = e;
+  }
+  if (inside == nullptr || across == nullptr) return;
+  fmt::print(
+      "  TP {} -> {}: the TP groups leave the node; a block's TP traffic per device goes from "
+      "{:.3f} to {:.3f} GB,\n  but its link from {:.0f} to {:.0f} GB/s: TP communication "
+      "{:.3f} -> {:.3f} s per step, the step {:.3f} -> {:.3f} s\n",
+      inside->layout.tp, across->layout.tp, inside->tp_bus_bytes_per_block / 1e9,
+      across->tp_bus_bytes_per_block / 1e9, r.hardware.intra_node.rate.bandwidth_bytes_per_s / 1e9,
+      r.hardware.inter_node->rate.bandwidth_bytes_per_s / 1e9, inside->tp_comm_s, across->tp_comm_s,
+      inside->step_s(), across->step_s());
+}
+
+/// The fastest layout at each TP degree: where TP stops paying, in numbers.
+void print_by_tp_degree(const ClusterPlan& plan, const PlanRequest& r) {
+  fmt::print(
+      "\n  The fastest layout at each TP degree (a TP group of more than {} devices spans "
+      "nodes)\n",
+      r.ranks_per_node);
+  fmt::print("  {:>4}  {:<21} {:<6} {:>8} {:>9} {:>8} {:>11} {:>5}  {:<27} {}\n", "TP", "layout",
+             "scheme", "step s", "TP comm s", "TP share", "TP GB/block", "MFU", "TP groups",
+             "memory");
+  for (int tp : model::plan::tp_degrees(plan)) {
+    const LayoutEstimate& e = *model::plan::fastest_at_tp(plan, tp);
+    fmt::print("  {:>4}  {:<21} {:<6} {:>8.3f} {:>9.3f} {:>7.0f}% {:>11.3f} {:>4.0f}%  {:<27} {}\n",
+               tp, e.layout.describe(), e.scheme, e.step_s(), e.tp_comm_s,
+               e.tp_comm_s / e.step_s() * 100, e.tp_bus_bytes_per_block / 1e9, e.mfu * 100,
+               tp_link_text(e, r),
+               e.fits_memory ? fmt::format("{:.1f} GiB", e.memory.total() / kGiB)
+                             : fmt::format("{:.1f} GiB, exceeds", e.memory.total() / kGiB));
+  }
+  print_node_boundary(plan, r);
+}
+
+void print_best(const ClusterPlan& plan, const PlanRequest& r) {
+  if (!plan.best) {
+    fmt::print(
+        "\n  best: none: no layout fits in {:.1f} GiB per device; try more devices, a "
+        "smaller micro-batch, or a model with fewer parameters\n",
+        r.memory_bytes / kGiB);
+    return;
+  }
+  const LayoutEstimate& e = plan.layouts[*plan.best];
+  fmt::print(
+      "\n  best: {} with {}{}: {:.3f} s per step, {:.0f} tokens/s, MFU {:.0f}%, {:.0f}% "
+      "communicating, {:.0f}% bubble; {:.1f} of {:.1f} GiB per device\n",
+      e.layout.describe(), e.scheme, e.grid.empty() ? "" : " (" + e.grid + ")", e.step_s(),
+      e.tokens_per_s, e.mfu * 100, e.comm_share() * 100, e.bubble_s / e.step_s() * 100,
+      e.memory.total() / kGiB, r.memory_bytes / kGiB);
+}
+
+}  // namespace
+
+void add_plan_options(CLI::App& command, PlanOptions& p) {
+  CLI::Option* plan = command.add_flag(
+      "--plan", p.plan,
+      "plan a cluster: every DP x TP x PP of --gpus N (default 128) for a whole GPT, with "
+      "memory, step time, MFU and the best layout");
+  for (const char* other : {"--batch", "--shape", "--calibrate", "--compare", "--np"}) {
+    plan->excludes(command.get_option(other));
+  }
+  command.add_option("--layers", p.layers, "with --plan: L, transformer blocks")
+      ->check(positive_count_check())
+      ->needs(plan)
+      ->capture_default_str();
+  command.add_option("--vocab", p.vocab, "with --plan: V, the vocabulary")
+      ->check(positive_count_check())
+      ->needs(plan)
+      ->capture_default_str();
+  command.add_option("--global-batch", p.global_batch, "with --plan: B, sequences per step")
+      ->check(positive_count_check())
+      ->needs(plan)
+      ->capture_default_str();
+  command
+      .add_option("--micro-batch", p.micro_batch,
+                  "with --plan: b, sequences per micro-batch of one replica")
+      ->check(positive_count_check())
+      ->needs(plan)
+      ->capture_default_str();
+  command
+      .add_option("--efficiency", p.efficiency,
+                  "with --plan: the share of the peak FLOP rate the matmuls reach, in (0, 1]")
+      ->check(share_check())
+      ->needs(plan)
+      ->capture_default_str();
+  command
+      .add_option("--memory-gib", p.memory_gib,
+                  "with --plan: memory per device in GiB (default: the profile's)")
+      ->check(positive_number_check())
+      ->needs(plan);
+  command
+      .add_option("--rank-order", p.rank_order,
+                  "with --plan: how ranks number the axes after TP, tp-pp-dp or tp-dp-pp")
+      ->check(CLI::IsMember({"tp-pp-dp", "tp-dp-pp"}))
+      ->needs(plan)
+      ->capture_default_str();
+}
+
+int run_plan(const CLI::App& command, const ModelOptions& o, const PlanOptions& p) {
+  if (o.json) require_writable_file(*o.json, "--json");
+  const PlanRequest request = plan_request(command, o, p);
+  const ClusterPlan plan = model::plan::plan_cluster(request);
+  print_header(request);
+  print_layouts(plan, request);
+  print_skipped(plan, o.detail);
+  print_by_tp_degree(plan, request);
+  print_best(plan, request);
+  if (o.json) {
+    write_file_safely(*o.json, model::plan::plan_json(request, plan).dump(2) + "\n", "--json");
+  }
+  return 0;
+}
+
+}  // namespace tplab::app
