@@ -20,7 +20,7 @@ namespace {
 
 struct PlacementsOptions {
   std::string scheme = "1d";
-  int np = 0;  ///< 0: 2 x D
+  std::optional<int> np;  ///< default: 2 x D
   std::string shape = "4,4,8,4";
   int depth = 0;
   DataParallelOptions data_parallel;
@@ -92,7 +92,7 @@ nlohmann::json mesh_json(const MeshLayout& mesh) {
 
 int run_placements(const PlacementsOptions& o) {
   const BlockShape shape = parse_block_shape(o.shape);
-  const int np = o.np != 0 ? o.np : 2 * o.data_parallel.dp;
+  const int np = o.np.value_or(2 * o.data_parallel.dp);
   if (np < 1) throw UsageError(fmt::format("--np {}: a world needs at least one rank", np));
   if (o.json) require_writable_file(*o.json, "--json");
   const auto scheme = make_scheme(o.scheme, o.data_parallel.applied_to(SchemeOptions{o.depth}));

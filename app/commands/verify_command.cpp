@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <map>
 #include <optional>
 
 #include "commands.hpp"
@@ -55,7 +56,8 @@ constexpr std::string_view kVerifyDescription =
     "(a softmax without its max-shift fails), overlap off; and where its token shards start "
     "mid-sequence (1d-sp, 3D), the block on the second shape below, overlap off and on. Without "
     "--dp and "
-    "--np, also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas (--dp 2).";
+    "--np, also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas (--dp 2), overlap "
+    "off.";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -190,26 +192,39 @@ JobPlan verify_job(const VerifyOptions& o, const std::string& scheme, int np, in
   return job;
 }
 
-/// The caller's options as the job runs them: its --dp.
+/// The caller's options as the job runs them: its --dp and --overlap.
 VerifyOptions job_options(const VerifyOptions& o, const JobPlan& job) {
   VerifyOptions in_job = o;
   for (const ArgumentOverride& a : job.overrides) {
     if (a.option == "--dp") in_job.data_parallel.dp = std::stoi(a.values.front());
+    if (a.option == "--overlap") in_job.overlap = a.values.front();
   }
   return in_job;
 }
 
 /// The default's data-parallel jobs (kDefaultMeshes), for the schemes chosen that can run the
-/// shape there.
+/// shape there: one job per world size, running each of its schemes in turn (a launch costs
+/// more than the runs), with overlap off.
 void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchPlan& plan) {
   VerifyOptions meshed = o;
   meshed.data_parallel.dp = kDefaultReplicas;
   const std::vector<std::string> chosen = chosen_schemes(o.schemes);
+  std::map<int, std::vector<std::string>> schemes_at;
   for (const DefaultMesh& mesh : kDefaultMeshes) {
     if (std::find(chosen.begin(), chosen.end(), mesh.scheme) == chosen.end()) continue;
     const auto scheme = make_scheme(mesh.scheme, meshed.scheme_options(false));
-    if (!scheme->why_not(mesh.np, shape).empty()) continue;
-    plan.jobs.push_back(verify_job(o, std::string(mesh.scheme), mesh.np, kDefaultReplicas, shape));
+    if (scheme->why_not(mesh.np, shape).empty()) {
+      schemes_at[mesh.np].emplace_back(mesh.scheme);
+    }
+  }
+  for (const auto& [np, schemes] : schemes_at) {
+    JobPlan job =
+        verify_job(o, fmt::format("{}", fmt::join(schemes, ",")), np, kDefaultReplicas, shape);
+    job.overrides.front().values = schemes;
+    // The replicas' reduction runs after backward either way: the started path is the
+    // scheme's own, checked without replicas.
+    job.overrides.push_back({"--overlap", {"off"}});
+    plan.jobs.push_back(std::move(job));
   }
 }
 
@@ -296,8 +311,9 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
   const LaunchPlan plan = plan_jobs(o, shape, command.count("--dp") > 0);
   std::size_t planned = 0;  // runs: every job runs the configurations of its scheme
   for (const JobPlan& job : plan.jobs) {
-    planned +=
-        configurations(job_options(o, job), job.overrides.front().values.front(), job.np).size();
+    for (const std::string& scheme : job.overrides.front().values) {
+      planned += configurations(job_options(o, job), scheme, job.np).size();
+    }
   }
   const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
     return series_document("runs", s.runs, s, all_pass(s));

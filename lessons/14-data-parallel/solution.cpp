@@ -4,8 +4,8 @@
 
 namespace tplab::lessons::data_parallel {
 
-// The library splits 2.5D's grid the same way (its depth group is data parallelism between the
-// layers): parallel/grid/grid_2p5d.cpp, Grid2p5D::build.
+// The library splits its mesh the same way (tplab verify --dp, tplab train --dp):
+// parallel/mesh/mesh_layout.cpp, split_mesh.
 MeshGroups build_mesh_groups(Comm& world, int t) {
   MeshGroups mesh;
   mesh.dp_index = world.rank() / t;  // rank = dp_index x t + tp_rank
@@ -17,9 +17,9 @@ MeshGroups build_mesh_groups(Comm& world, int t) {
   return mesh;
 }
 
-// The library's gradient all-reduce over the replicas of 2.5D:
-// parallel/tp2p5d/scheme_2p5d.cpp, Module2p5D::backward (a sum there: its loss is one sum over
-// all the tokens, where here each replica's is a mean over its own).
+// The library's gradient reduction over the replicas, per tensor or in one flat bucket:
+// parallel/mesh/gradient_reduction.cpp, reduce_over_replicas (train averages, as here; verify
+// sums, its loss being one sum over all the tokens).
 void average_gradients(Device& device, MeshGroups& mesh, TensorMap& gradients) {
   const double replicas = mesh.dp->size();
   for (auto& [name, grad] : gradients) {
