@@ -3,7 +3,7 @@
 # A --json on a file system that clearly lacks room for it is refused before any job runs
 # (exit 2, both amounts named; mpiexec is /bin/false, so a job let through would exit 1), while
 # one that fits is written: a 64 KiB tmpfs, mounted in a user namespace of the test's own, takes
-# the JSON of 2 training steps, not that of verify's three 1D jobs.
+# the JSON of 2 training steps, not that of verify's four 1D jobs.
 set -uo pipefail
 tplab=$1 dir=$2/json_no_space
 rm -rf "$dir"
@@ -23,7 +23,7 @@ failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 tail -n 2 "$dir/verify.out"
 [[ $(cat "$dir/verify.code") -eq 2 ]] || fail "verify exited $(cat "$dir/verify.code"), expected 2"
-grep -Eq -- "--json $dir/small/verify.json: the file system of $dir/small has [0-9.]+ KiB free, and this run writes about [0-9.]+ KiB there" "$dir/verify.out" ||
+grep -Eq -- "--json $dir/small/verify.json: the file system of $dir/small has [0-9.]+ KiB free, and this run writes about [0-9.]+ (KiB|MiB) there" "$dir/verify.out" ||
   fail "verify did not say how much room there is and how much it needs"
 if grep -q "mpiexec -n" "$dir/verify.out"; then fail "verify launched a job"; fi
 [[ $(cat "$dir/train.code") -eq 0 ]] || { cat "$dir/train.out"; fail "train exited $(cat "$dir/train.code")"; }
