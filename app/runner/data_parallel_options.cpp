@@ -1,29 +1,8 @@
 #include "data_parallel_options.hpp"
 
-#include <fmt/format.h>
-
-#include <charconv>
+#include "option_checks.hpp"
 
 namespace tplab::app {
-namespace {
-
-/// D: a whole number, at least 1.
-CLI::Validator replicas_check() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        int d = 0;
-        const char* end = text.data() + text.size();
-        const auto [stop, error] = std::from_chars(text.data(), end, d);
-        if (!text.empty() && error == std::errc() && stop == end && d >= 1) return {};
-        return fmt::format(
-            "'{}' is not a number of data-parallel replicas: give a whole number D >= 1 (the "
-            "world is then D x the scheme's ranks; 1 runs tensor parallelism alone)",
-            text);
-      },
-      "D>=1", "replicas");
-}
-
-}  // namespace
 
 SchemeOptions DataParallelOptions::applied_to(SchemeOptions options) const {
   options.dp = dp;

@@ -7,6 +7,17 @@
 #include <limits>
 
 namespace tplab::app {
+namespace {
+
+/// Whether `text` is a whole number from 1 to the largest int, written in decimal.
+bool is_positive_int(const std::string& text) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  return !text.empty() && error == std::errc() && stop == end && value >= 1;
+}
+
+}  // namespace
 
 CLI::Validator seed_check() {
   return CLI::Validator(
@@ -24,16 +35,25 @@ CLI::Validator seed_check() {
 CLI::Validator timeout_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        int seconds = 0;
-        const char* end = text.data() + text.size();
-        const auto [stop, error] = std::from_chars(text.data(), end, seconds);
-        if (!text.empty() && error == std::errc() && stop == end && seconds >= 1) return {};
+        if (is_positive_int(text)) return {};
         return fmt::format(
             "'{}' is not a timeout: give whole seconds from 1 to {} (the job is ended after that "
             "long)",
             text, std::numeric_limits<int>::max());
       },
       "SECONDS>=1", "timeout");
+}
+
+CLI::Validator replicas_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (is_positive_int(text)) return {};
+        return fmt::format(
+            "'{}' is not a number of data-parallel replicas: give a whole number D >= 1 (the "
+            "world is then D x the scheme's ranks; 1 runs tensor parallelism alone)",
+            text);
+      },
+      "D>=1", "replicas");
 }
 
 }  // namespace tplab::app

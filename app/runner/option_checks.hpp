@@ -13,4 +13,7 @@ CLI::Validator seed_check();
 /// A --timeout: whole seconds, at least 1 (0 or less would end every job at once).
 CLI::Validator timeout_check();
 
+/// A --dp: whole replicas D, at least 1 (0 or less would leave no replica to run the scheme).
+CLI::Validator replicas_check();
+
 }  // namespace tplab::app
