@@ -7,6 +7,7 @@
 #include "device/cpu_device.hpp"
 #include "flops.hpp"
 #include "harness.hpp"
+#include "mesh/mesh_layout.hpp"
 #include "problem.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
@@ -49,6 +50,21 @@ double bus_bytes_of(const CommCounters& counters) {
     if (c.elements > 0) bytes += c.bus_elements * static_cast<double>(c.bytes) / c.elements;
   }
   return bytes;
+}
+
+/// The seconds and logical bytes of the counted collectives on the data-parallel groups.
+struct GroupShare {
+  double seconds = 0;
+  std::int64_t bytes = 0;
+};
+GroupShare data_parallel_share(const CommCounters& counters) {
+  GroupShare share;
+  for (const CollectiveCount& c : counters.snapshot()) {
+    if (c.group != kDataParallelGroup) continue;
+    share.seconds += c.seconds;
+    share.bytes += c.bytes;
+  }
+  return share;
 }
 
 template <typename T>
@@ -101,8 +117,8 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   // From here on the rank holds only what a training step needs: measure its memory from now.
   const bool reset = reset_peak_resident();
 
-  std::vector<double> steps, comms, comms_least, exposed;
-  std::int64_t bytes = 0;
+  std::vector<double> steps, comms, comms_least, exposed, dp_comms, scheme_comms;
+  std::int64_t bytes = 0, dp_bytes = 0;
   double bus_bytes = 0;
   double wall_seconds = 0, cpu_seconds = 0;
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
@@ -118,6 +134,8 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     const double blocked = world.counters().total_exposed_seconds();
     bytes = world.counters().total_bytes();
     bus_bytes = bus_bytes_of(world.counters());
+    const GroupShare dp = data_parallel_share(world.counters());
+    dp_bytes = dp.bytes;
     if (i < config.warmup) continue;
     wall_seconds += step;
     cpu_seconds += cpu;
@@ -125,6 +143,8 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     comms.push_back(max_over_ranks(world, comm));
     comms_least.push_back(-max_over_ranks(world, -comm));
     exposed.push_back(max_over_ranks(world, blocked));
+    dp_comms.push_back(max_over_ranks(world, dp.seconds));
+    scheme_comms.push_back(max_over_ranks(world, comm - dp.seconds));
   }
   StepTiming t;
   t.config = config;
@@ -134,8 +154,12 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   t.comm_seconds = spread_of(comms);
   t.comm_seconds_least = spread_of(comms_least);
   t.exposed_seconds = spread_of(exposed);
+  t.dp_comm_seconds = spread_of(dp_comms);
+  t.scheme_comm_seconds = spread_of(scheme_comms);
   t.comm_share = t.comm_seconds.median / t.step_seconds.median;
   t.bytes_per_rank = static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(bytes)));
+  t.dp_bytes_per_rank =
+      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(dp_bytes)));
   t.bus_bytes_per_rank = max_over_ranks(world, bus_bytes);
   t.flops = model::block_step_flops(config.shape);
   t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;

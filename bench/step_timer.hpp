@@ -61,12 +61,19 @@ struct StepTiming {
   /// The time the slowest rank was blocked in collectives (CommCounters' exposed time): equal
   /// to comm_seconds without overlap; with it, what the computation did not hide.
   Spread exposed_seconds;
-  double comm_share = 0;            ///< median comm time / median step time
-  std::int64_t bytes_per_rank = 0;  ///< logical bytes (N, as nccl-tests) of a rank's collectives
-  double bus_bytes_per_rank = 0;    ///< the same times each collective's bus factor: what
-                                    ///< crosses a rank's link in ring algorithms
-  double flops = 0;                 ///< of the whole step, all ranks (model::block_step_flops)
-  double gflops_per_second = 0;     ///< flops / median step time
+  /// The part of the time inside collectives spent on the data-parallel groups (the gradient
+  /// reduction over the replicas, group kDataParallelGroup): the slowest rank's, per step. Zero
+  /// without data parallelism; the rest of comm_seconds is the scheme's own.
+  Spread dp_comm_seconds;
+  /// The rest: time in the scheme's own collectives, the slowest rank's, per step.
+  Spread scheme_comm_seconds;
+  double comm_share = 0;               ///< median comm time / median step time
+  std::int64_t bytes_per_rank = 0;     ///< logical bytes (N, as nccl-tests) of a rank's collectives
+  std::int64_t dp_bytes_per_rank = 0;  ///< the part of bytes_per_rank on the DP groups
+  double bus_bytes_per_rank = 0;       ///< the same times each collective's bus factor: what
+                                       ///< crosses a rank's link in ring algorithms
+  double flops = 0;                    ///< of the whole step, all ranks (model::block_step_flops)
+  double gflops_per_second = 0;        ///< flops / median step time
   /// m = b*s tokens over the median step time.
   double tokens_per_second = 0;
   /// Peak resident memory of a rank while stepping (VmHWM, reset once the rank holds its

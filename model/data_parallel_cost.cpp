@@ -54,11 +54,13 @@ RankCost with_data_parallel(RankCost replica, const DataParallelScheme& scheme, 
   }
   const std::int64_t calls =
       scheme.buckets() == GradientBuckets::flat ? 1 : parameter_count(workload);
-  replica.comm.backward.add(Collective::all_reduce, "dp", mesh.replicas, calls, elements);
+  replica.comm.backward.add(Collective::all_reduce, std::string(kDataParallelGroup), mesh.replicas,
+                            calls, elements);
 
   RankCost cost = std::move(replica);
   cost.groups = replicated_groups(cost.groups, mesh);
-  cost.groups.push_back({"dp", mesh.replicas, [mesh](int w) { return mesh.scheme_rank_of(w); }});
+  cost.groups.push_back({std::string(kDataParallelGroup), mesh.replicas,
+                         [mesh](int w) { return mesh.scheme_rank_of(w); }});
   if (!cost.activation_elements_by_rank.empty()) {
     std::vector<std::int64_t> by_rank;
     for (int w = 0; w < world_size; ++w) {

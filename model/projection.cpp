@@ -9,6 +9,7 @@
 #include "comm/collective.hpp"
 #include "core/error.hpp"
 #include "flops.hpp"
+#include "mesh/mesh_layout.hpp"
 #include "scheme_costs.hpp"
 
 namespace tplab::model {
@@ -28,6 +29,10 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   p.ranks_per_node = ranks_per_node;
   p.nodes = node_count(gpus, ranks_per_node);
   const auto scheme = make_scheme(scheme_name, options);
+  if (std::string why = scheme->shape_refusal(shape); !why.empty()) {
+    p.why_not = std::move(why);
+    return p;
+  }
   if (const std::string why = scheme->why_not(gpus, shape); !why.empty()) {
     const std::vector<int> sizes = scheme->usable_world_sizes(shape, std::max(gpus, 64));
     p.why_not = fmt::format("{} {} devices", why, alternatives(sizes));
@@ -42,6 +47,7 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   p.compute_s = p.flops / profile.matmul_flops_per_s;
 
   const int bytes = profile.bytes_per_element;
+  p.bytes_per_element = bytes;
   for (const PredictedCollective& row : cost.comm.total().rows()) {
     TimedCollective t;
     t.row = row;
@@ -63,8 +69,9 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   p.weight_bytes = static_cast<double>(cost.parameter_elements) * bytes;
   p.activation_bytes = static_cast<double>(cost.activation_elements) * bytes;
   const auto korthikanti_bytes = cost_model_of(scheme_name).korthikanti_bytes;
-  if (korthikanti_bytes != nullptr && bytes == 2)
-    p.korthikanti_bytes = korthikanti_bytes(shape, gpus);
+  if (korthikanti_bytes != nullptr && bytes == 2) {  // one replica's block on its t ranks
+    p.korthikanti_bytes = korthikanti_bytes(replica_shape(shape, options.dp), gpus / options.dp);
+  }
   p.fits_memory = p.weight_bytes + p.activation_bytes <= profile.memory_bytes;
   return p;
 }
@@ -72,6 +79,20 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
 Projection project(std::string_view scheme_name, const SchemeOptions& options, int gpus,
                    const BlockShape& shape, const HardwareProfile& profile) {
   return project(scheme_name, options, gpus, shape, profile, profile.gpus_per_node);
+}
+
+std::vector<GroupTraffic> traffic_by_group(const Projection& p) {
+  std::vector<GroupTraffic> traffic;
+  for (const GroupPlacement& g : p.groups) {
+    GroupTraffic t{.group = g.name, .inter_node = g.crosses_nodes()};
+    for (const TimedCollective& c : p.collectives) {
+      if (c.row.group != g.name) continue;
+      t.bytes += static_cast<double>(c.row.elements) * p.bytes_per_element;
+      t.seconds += c.time.latency_s + c.time.bandwidth_s;
+    }
+    traffic.push_back(t);
+  }
+  return traffic;
 }
 
 nlohmann::json to_json(const Projection& p) {
@@ -89,6 +110,13 @@ nlohmann::json to_json(const Projection& p) {
                       {"fewest_nodes", g.fewest_nodes},
                       {"most_nodes", g.most_nodes},
                       {"inter_node", g.crosses_nodes()}});
+  }
+  nlohmann::json traffic = nlohmann::json::array();
+  for (const GroupTraffic& t : traffic_by_group(p)) {
+    traffic.push_back({{"group", t.group},
+                       {"bytes", t.bytes},
+                       {"seconds", t.seconds},
+                       {"inter_node", t.inter_node}});
   }
   nlohmann::json collectives = nlohmann::json::array();
   for (const TimedCollective& t : p.collectives) {
@@ -109,6 +137,7 @@ nlohmann::json to_json(const Projection& p) {
             {"ranks_per_node", p.ranks_per_node},
             {"nodes", p.nodes},
             {"groups", groups},
+            {"traffic_by_group", traffic},
             {"flops_per_device", p.flops},
             {"compute_s", p.compute_s},
             {"comm_s", p.comm_s()},

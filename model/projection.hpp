@@ -46,6 +46,7 @@ struct Projection {
   double comm_latency_s = 0;                 ///< the alpha terms of every collective
   double comm_bandwidth_s = 0;               ///< the bandwidth terms of every collective
   std::int64_t comm_elements = 0;            ///< N summed over the step's calls
+  int bytes_per_element = 2;                 ///< the profile's element size
   double comm_bus_bytes = 0;                 ///< what crosses each device's link
 
   double weight_bytes = 0;      ///< the block's parameters held by one device
@@ -63,6 +64,17 @@ struct Projection {
   /// The share of the step spent communicating, comm_s() / step_s().
   double comm_share() const { return step_s() > 0 ? comm_s() / step_s() : 0; }
 };
+
+/// One group name's share of a projection's communication, per device and step.
+struct GroupTraffic {
+  std::string group;        ///< "tp", "row", "dp", ...
+  double bytes = 0;         ///< logical bytes (N) of its calls
+  double seconds = 0;       ///< their alpha-beta time
+  bool inter_node = false;  ///< some group of this name spans two nodes
+};
+
+/// The communication of `p` by group, in the order of p.groups.
+std::vector<GroupTraffic> traffic_by_group(const Projection& p);
 
 /// The projection of `scheme` on `gpus` devices of `profile`, `ranks_per_node` of them on each
 /// node: a collective whose groups all lie within a node runs on the intra-node link, one with

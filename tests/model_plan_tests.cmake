@@ -41,3 +41,14 @@ foreach(case IN ITEMS
 endforeach()
 tplab_cli_test(model_plan_options_need_plan ${expect} 2 "--layers requires --plan" --
                ${tplab_bin} model --layers 32)
+# --plot draws the same plot from the plan the command just made.
+tplab_cli_test(model_plan_plot_option ${expect} 0 "^wrote the plot to .*model_plan_option.png$" --
+               ${tplab_bin} model --plan --plot ${CMAKE_CURRENT_BINARY_DIR}/model_plan_option.png)
+tplab_cli_test(model_plan_plot_option_png ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_plan_json.py
+               ${plan_json} ${CMAKE_CURRENT_BINARY_DIR}/model_plan_option.png)
+set_tests_properties(cli.model_plan_plot_option_png PROPERTIES DEPENDS
+                     "cli.model_plan;cli.model_plan_plot_option")
+tplab_cli_test(model_plan_plot_needs_plan ${expect} 2 "--plot requires --plan" --
+               ${tplab_bin} model --plot /tmp/unused.png)
+tplab_cli_test(model_plan_plot_folder ${expect} 2 "--plot .*that is a folder" --
+               ${tplab_bin} model --plan --plot ${CMAKE_CURRENT_BINARY_DIR})

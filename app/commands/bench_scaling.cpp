@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
 #include "bench_commands.hpp"
 #include "core/error.hpp"
+#include "data_parallel_options.hpp"
 #include "harness.hpp"
+#include "mesh/mesh_layout.hpp"
 #include "mpi_command.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
@@ -32,6 +35,7 @@ struct ScalingOptions {
   std::string overlap = "off";
   bool compare_overlap = false;
   bool reference = false;
+  DataParallelOptions data_parallel;
   LaunchOptions launch{.json = {}, .timeout = 600, .hosts = {}, .allow_many_ranks = false};
 };
 
@@ -90,6 +94,14 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
       {"overlap", t.config.options.overlap},
       {"comm_exposed_ms", t.exposed_seconds.median * 1e3},
       {"comm_share", t.comm_share},
+      {"dp", t.config.options.dp},
+      {"dp_buckets", t.config.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
+      {"comm_ms_tp", t.scheme_comm_seconds.median * 1e3},
+      {"comm_ms_dp", t.dp_comm_seconds.median * 1e3},
+      {"comm_share_tp", t.scheme_comm_seconds.median / t.step_seconds.median},
+      {"comm_share_dp", t.dp_comm_seconds.median / t.step_seconds.median},
+      {"bytes_per_rank_tp", t.bytes_per_rank - t.dp_bytes_per_rank},
+      {"bytes_per_rank_dp", t.dp_bytes_per_rank},
       {"bytes_per_rank", t.bytes_per_rank},
       {"bus_bytes_per_rank", t.bus_bytes_per_rank},
       {"model_bytes_per_rank", model_bytes_per_rank(t)},
@@ -117,13 +129,18 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
   return j;
 }
 
+/// The scheme options of `o`, with `replicas` data-parallel replicas.
+SchemeOptions scheme_options(const ScalingOptions& o, int replicas) {
+  DataParallelOptions data_parallel = o.data_parallel;
+  data_parallel.dp = replicas;
+  return data_parallel.applied_to({o.depth, o.regather, o.overlap == "on"});
+}
+
 bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
-                            const BlockShape& shape) {
+                            const BlockShape& shape, int replicas) {
   bench::StepConfig c;
   c.scheme = scheme;
-  c.options.depth = o.depth;
-  c.options.regather = o.regather;
-  c.options.overlap = o.overlap == "on";
+  c.options = scheme_options(o, replicas);
   c.shape = shape;
   c.dtype = parse_dtype(o.dtype);
   c.warmup = o.warmup;
@@ -162,7 +179,8 @@ WorldResult scaling_in_world(const ScalingOptions& o, World& w) {
         fmt::format("under mpiexec, give one --scheme, one --mode and --np {} (the ranks started)",
                     w.comm.size()));
   }
-  const bench::StepConfig config = config_of(o, o.schemes[0], parse_block_shape(o.shape));
+  const bench::StepConfig config =
+      config_of(o, o.schemes[0], parse_block_shape(o.shape), o.data_parallel.dp);
   const bench::StepTiming t = bench::time_step(w.comm, w.device, config);
   std::optional<bench::OverlapComparison> overlap;
   if (o.compare_overlap) overlap = bench::compare_overlap(w.comm, w.device, config);
@@ -181,7 +199,28 @@ struct Planned {
   std::string scheme, mode;
   int np = 1;
   BlockShape shape;
+  int dp = 1;  ///< replicas; with --dp D, also the scheme alone on one replica's work (dp 1)
+
+  bool operator==(const Planned&) const = default;
 };
+
+/// The run DP efficiency compares `run` (of D replicas) with: the scheme alone on one replica's
+/// ranks and work, np/D ranks and b/D sequences (weak scaling's shape at np/D as well).
+Planned data_parallel_baseline(const Planned& run) {
+  return {run.scheme, run.mode, run.np / run.dp, replica_shape(run.shape, run.dp), 1};
+}
+
+/// Adds `run` to `runs` if `scheme` can run it; otherwise the reason to `skipped`.
+bool add_if_runnable(const Scheme& scheme, const Planned& run, std::vector<Planned>& runs,
+                     std::vector<std::string>& skipped) {
+  if (const std::string why = scheme.refusal(run.np, run.shape); !why.empty()) {
+    skipped.push_back(fmt::format("{} {} np={} dp={} ({}): {}", run.scheme, run.mode, run.np,
+                                  run.dp, to_string(run.shape), why));
+    return false;
+  }
+  if (std::find(runs.begin(), runs.end(), run) == runs.end()) runs.push_back(run);
+  return true;
+}
 
 /// Every (scheme, mode, np) the scheme can run; the others are listed with the reason.
 std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& skipped) {
@@ -193,18 +232,17 @@ std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& ski
   for (int np : o.np) {
     if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
   }
+  const int replicas = o.data_parallel.dp;
   std::vector<Planned> runs;
   for (const auto& name : chosen_schemes(o.schemes)) {
-    const auto scheme = make_scheme(name, {o.depth, o.regather, o.overlap == "on"});
+    const auto scheme = make_scheme(name, scheme_options(o, replicas));
+    const auto alone = make_scheme(name, scheme_options(o, 1));
     for (const auto& mode : modes_of(o.mode)) {
       for (int np : o.np) {
-        const BlockShape shape = shape_for(base, mode, np);
-        if (const std::string why = scheme->refusal(np, shape); !why.empty()) {
-          skipped.push_back(
-              fmt::format("{} {} np={} ({}): {}", name, mode, np, to_string(shape), why));
-          continue;
+        const Planned run{name, mode, np, shape_for(base, mode, np), replicas};
+        if (add_if_runnable(*scheme, run, runs, skipped) && replicas > 1) {
+          add_if_runnable(*alone, data_parallel_baseline(run), runs, skipped);
         }
-        runs.push_back({name, mode, np, shape});
       }
     }
   }
@@ -221,19 +259,25 @@ std::string shape_text(const nlohmann::json& s) {
                      s["heads"].get<int>());
 }
 
-/// Adds efficiency to every run: against the run of the same scheme and mode with the fewest
-/// ranks, measured in this sweep. Strong: T_base base / (p T_p); weak: T_base / T_p.
+/// Adds efficiency to every run: against the run of the same scheme, mode and replicas with the
+/// fewest ranks, measured in this sweep. Strong: T_base base / (p T_p); weak: T_base / T_p.
+using SeriesKey = std::tuple<std::string, std::string, int>;  // scheme, mode, dp
+
+SeriesKey series_of(const nlohmann::json& r) {
+  return {r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["dp"].get<int>()};
+}
+
 void add_efficiency(nlohmann::json& runs) {
-  std::map<std::pair<std::string, std::string>, const nlohmann::json*> base;
+  std::map<SeriesKey, const nlohmann::json*> base;
   for (const auto& r : runs) {
-    const auto key = std::pair{r["scheme"].get<std::string>(), r["mode"].get<std::string>()};
+    const SeriesKey key = series_of(r);
     if (!base.contains(key) || r["np"].get<int>() < (*base[key])["np"].get<int>()) base[key] = &r;
   }
-  std::map<std::pair<std::string, std::string>, std::pair<int, double>> baseline;
+  std::map<SeriesKey, std::pair<int, double>> baseline;
   for (const auto& [key, r] : base)
     baseline[key] = {(*r)["np"].get<int>(), (*r)["step_ms"].get<double>()};
   for (auto& r : runs) {
-    const auto [np0, t0] = baseline[{r["scheme"].get<std::string>(), r["mode"].get<std::string>()}];
+    const auto [np0, t0] = baseline[series_of(r)];
     const int np = r["np"].get<int>();
     const double t = r["step_ms"].get<double>();
     r["baseline_np"] = np0;
@@ -241,12 +285,42 @@ void add_efficiency(nlohmann::json& runs) {
   }
 }
 
+/// Adds DP efficiency to every run of D > 1 replicas: the step time of its baseline (the scheme
+/// alone on np/D ranks and b/D sequences, data_parallel_baseline) over its own. Ideal is 1: D
+/// replicas do D times the work in the same time, the DP all-reduce and nothing else added.
+/// Every run says whether it is such a baseline.
+void add_data_parallel_efficiency(nlohmann::json& runs) {
+  for (auto& r : runs) r["dp_baseline"] = false;
+  for (auto& r : runs) {
+    const int replicas = r["dp"].get<int>();
+    if (replicas == 1) continue;
+    const nlohmann::json& s = r["shape"];
+    const std::int64_t replica_b = s["b"].get<std::int64_t>() / replicas;
+    for (auto& base : runs) {
+      const nlohmann::json& bs = base["shape"];
+      const bool same_work = bs["b"].get<std::int64_t>() == replica_b && bs["s"] == s["s"] &&
+                             bs["h"] == s["h"] && bs["heads"] == s["heads"];
+      if (base["dp"].get<int>() != 1 || base["scheme"] != r["scheme"] ||
+          base["mode"] != r["mode"] || base["np"].get<int>() * replicas != r["np"].get<int>() ||
+          !same_work) {
+        continue;
+      }
+      base["dp_baseline"] = true;
+      r["dp_baseline_np"] = base["np"];
+      r["dp_baseline_step_ms"] = base["step_ms"];
+      r["dp_efficiency"] = base["step_ms"].get<double>() / r["step_ms"].get<double>();
+    }
+  }
+}
+
 /// What the table's columns mean, and the warnings its runs call for.
-void print_legend(bool any_contended, bool any_oversubscribed) {
+void print_legend(bool any_contended, bool any_oversubscribed, bool data_parallel) {
   fmt::print(
       "\n  step: forward + backward, median of the repeats after warm-up, the slowest rank's.\n"
       "  eff: strong T(base) base / (p T(p)), weak T(base) / T(p), against the same scheme's run\n"
-      "       with the fewest ranks in this sweep. Weak scaling multiplies the batch by p.\n"
+      "       (and dp) with the fewest ranks in this sweep. Weak scaling multiplies the batch by "
+      "p.\n"
+      "  dp: data-parallel replicas D; np counts every rank, D x the scheme's.\n"
       "  MiB/rank: logical bytes of a rank's collectives per step (the counters' N; bus bytes in\n"
       "       the JSON); model_bytes_per_rank in the JSON is the cost model's count of the same,\n"
       "       which verify checks to be exact.\n"
@@ -254,6 +328,13 @@ void print_legend(bool any_contended, bool any_oversubscribed) {
       "  cpu: the smallest share of a core any rank got while stepping (CPU time / wall time).\n"
       "  exposed communication: the slowest rank's time blocked in collectives (starting and\n"
       "       waiting for them), medians; with overlap, the part the computation did not hide.\n");
+  if (data_parallel) {
+    fmt::print(
+        "  DP efficiency: T(the scheme alone on np/D ranks, b/D sequences) / T(D replicas on np\n"
+        "       ranks, b sequences), both measured in this sweep: 1 when the replicas cost\n"
+        "       nothing but their gradient all-reduce and that costs nothing. The time in\n"
+        "       collectives splits into the scheme's groups and dp, each the slowest rank's.\n");
+  }
   if (any_contended) {
     fmt::print(
         "  contended: a rank got less than {:.0f}% of a core without oversubscription:\n"
@@ -268,32 +349,34 @@ void print_legend(bool any_contended, bool any_oversubscribed) {
   }
 }
 
-void print_table(const nlohmann::json& runs, bool reference) {
-  fmt::print("\n{:=<134}\n", "");
+/// One line per run: the table's rows.
+void print_rows(const nlohmann::json& runs) {
+  fmt::print("\n{:=<137}\n", "");
   fmt::print(
-      "  {:<6} {:<6} {:>3} {:<8} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>9} {:>5} "
+      "  {:<6} {:<6} {:>3} {:>2} {:<8} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>9} {:>5} "
       "{:>9} {:>5}  {}\n",
-      "scheme", "mode", "np", "grid", "shape b,s,h,n", "step ms", "(min - max)", "comm ms", "comm",
-      "MiB/rank", "GFLOP/s", "tokens/s", "eff", "peak MiB", "cpu", "");
-  bool any_oversubscribed = false, any_contended = false;
+      "scheme", "mode", "np", "dp", "grid", "shape b,s,h,n", "step ms", "(min - max)", "comm ms",
+      "comm", "MiB/rank", "GFLOP/s", "tokens/s", "eff", "peak MiB", "cpu", "");
   for (const auto& r : runs) {
     const bool over = r["oversubscribed"].get<bool>();
-    const bool busy = r["contended"].get<bool>();
-    any_oversubscribed = any_oversubscribed || over;
-    any_contended = any_contended || busy;
     fmt::print(
-        "  {:<6} {:<6} {:>3} {:<8} {:<16} {:>9.1f} {:>17} {:>8.1f} {:>5.0f}% {:>9.2f} "
+        "  {:<6} {:<6} {:>3} {:>2} {:<8} {:<16} {:>9.1f} {:>17} {:>8.1f} {:>5.0f}% {:>9.2f} "
         "{:>8.1f} {:>9.0f} {:>5.2f} {:>9.0f} {:>5.2f}  {}\n",
         r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["np"].get<int>(),
-        r["grid"].get<std::string>(), shape_text(r["shape"]), r["step_ms"].get<double>(),
+        r["dp"].get<int>(), r["grid"].get<std::string>(), shape_text(r["shape"]),
+        r["step_ms"].get<double>(),
         fmt::format("({:.1f} - {:.1f})", r["step_ms_min"].get<double>(),
                     r["step_ms_max"].get<double>()),
         r["comm_ms"].get<double>(), r["comm_share"].get<double>() * 100,
         r["bytes_per_rank"].get<double>() / 0x1p20, r["gflops_per_s"].get<double>(),
         r["tokens_per_s"].get<double>(), r["efficiency"].get<double>(),
         r["peak_mem_bytes"].get<double>() / 0x1p20, r["cpu_share"].get<double>(),
-        over ? "oversubscribed" : (busy ? "contended" : ""));
+        over ? "oversubscribed" : (r["contended"].get<bool>() ? "contended" : ""));
   }
+}
+
+/// The exposed communication of the runs that compared overlap off and on.
+void print_overlap_lines(const nlohmann::json& runs) {
   for (const auto& r : runs) {
     if (!r.contains("overlap_comparison")) continue;
     const auto& c = r["overlap_comparison"];
@@ -304,16 +387,67 @@ void print_table(const nlohmann::json& runs, bool reference) {
         c["exposed_ms_on"].get<double>(), c["step_ms_off"].get<double>(),
         c["step_ms_on"].get<double>());
   }
-  if (reference) {
-    for (const auto& r : runs) {
-      if (!r.contains("reference_step_ms")) continue;
-      fmt::print("  reference, one process (Eigen, {}, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
-                 r["dtype"].get<std::string>(), shape_text(r["shape"]),
-                 r["reference_step_ms"].get<double>(), r["reference_step_ms_min"].get<double>(),
-                 r["reference_step_ms_max"].get<double>());
-    }
+}
+
+/// The single-device reference's times, where a run measured one.
+void print_reference_lines(const nlohmann::json& runs) {
+  for (const auto& r : runs) {
+    if (!r.contains("reference_step_ms")) continue;
+    fmt::print("  reference, one process (Eigen, {}, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
+               r["dtype"].get<std::string>(), shape_text(r["shape"]),
+               r["reference_step_ms"].get<double>(), r["reference_step_ms_min"].get<double>(),
+               r["reference_step_ms_max"].get<double>());
   }
-  print_legend(any_contended, any_oversubscribed);
+}
+
+/// The DP efficiency that sharing `cores` alone allows D replicas on `np` ranks: they take
+/// np / min(np, cores) turns on the cores where their baseline's np/D ranks take
+/// (np/D) / min(np/D, cores), so at best T(base) / T = min(np, cores) / (D min(np/D, cores)).
+double sharing_cap(int np, int replicas, int cores) {
+  return static_cast<double>(std::min(np, cores)) / (replicas * std::min(np / replicas, cores));
+}
+
+/// Each run of D > 1 replicas against the scheme alone on one replica's work, and its time in
+/// collectives split into the scheme's groups and the DP groups.
+void print_data_parallel_lines(const nlohmann::json& runs) {
+  for (const auto& r : runs) {
+    if (r["dp"].get<int>() == 1) continue;
+    const double step = r["step_ms"].get<double>();
+    fmt::print(
+        "  {} {} np={} ({}): in collectives {:.1f} ms of the scheme ({:.0f}%), {:.1f} ms "
+        "of dp ({:.0f}%, {:.2f} MiB/rank)",
+        r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["np"].get<int>(),
+        r["grid"].get<std::string>(), r["comm_ms_tp"].get<double>(),
+        r["comm_share_tp"].get<double>() * 100, r["comm_ms_dp"].get<double>(),
+        r["comm_share_dp"].get<double>() * 100, r["bytes_per_rank_dp"].get<double>() / 0x1p20);
+    if (r.contains("dp_efficiency")) {
+      fmt::print(
+          "; DP efficiency {:.2f}: {:.1f} ms against {:.1f} ms for the scheme alone on {} "
+          "ranks and b/{}",
+          r["dp_efficiency"].get<double>(), step, r["dp_baseline_step_ms"].get<double>(),
+          r["dp_baseline_np"].get<int>(), r["dp"].get<int>());
+      if (r["oversubscribed"].get<bool>()) {
+        fmt::print(" (sharing {} cores alone caps it at {:.2f})", r["cores"].get<int>(),
+                   sharing_cap(r["np"].get<int>(), r["dp"].get<int>(), r["cores"].get<int>()));
+      }
+    }
+    fmt::print("\n");
+  }
+}
+
+bool any_of_runs(const nlohmann::json& runs, const char* field) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [&](const nlohmann::json& r) { return r[field].get<bool>(); });
+}
+
+void print_table(const nlohmann::json& runs, bool reference) {
+  print_rows(runs);
+  print_overlap_lines(runs);
+  if (reference) print_reference_lines(runs);
+  print_data_parallel_lines(runs);
+  const bool data_parallel = std::any_of(
+      runs.begin(), runs.end(), [](const nlohmann::json& r) { return r["dp"].get<int>() > 1; });
+  print_legend(any_of_runs(runs, "contended"), any_of_runs(runs, "oversubscribed"), data_parallel);
 }
 
 /// One job per planned run. The reference runs once per scheme and mode, beside the run with
@@ -330,15 +464,17 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
     referenced[{p.scheme, p.mode}] = true;
     const double reference_bytes = reference ? verify::verify_bytes_per_rank(p.shape) : 0.0;
     plan.jobs.push_back(
-        {.label = fmt::format("{} {} scaling, {}", p.scheme, p.mode, to_string(p.shape)),
+        {.label = fmt::format("{} {} scaling{}, {}", p.scheme, p.mode,
+                              p.dp > 1 ? fmt::format(" dp={}", p.dp) : "", to_string(p.shape)),
          .np = p.np,
          .overrides = {{"--scheme", {p.scheme}},
                        {"--mode", {p.mode}},
                        {"--shape",
                         {fmt::format("{},{},{},{}", p.shape.b, p.shape.s, p.shape.h,
                                      p.shape.heads)}},
-                       {"--reference", {reference ? "true" : "false"}}},
-         .bytes_per_rank = bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape), p.np,
+                       {"--reference", {reference ? "true" : "false"}},
+                       {"--dp", {std::to_string(p.dp)}}},
+         .bytes_per_rank = bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape, p.dp), p.np,
                                                       o.compare_overlap ? 2 : 1) +
                            reference_bytes});
   }
@@ -349,6 +485,7 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
 nlohmann::json document_of(const SeriesResult& so_far) {
   nlohmann::json runs = so_far.runs;
   add_efficiency(runs);
+  add_data_parallel_efficiency(runs);
   return series_document("runs", runs, so_far, true);
 }
 
@@ -389,6 +526,7 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
                "communication of both (bench step does this by default)");
   cmd.add_flag("--reference", o.reference,
                "also time the single-device reference on the first run of each scheme");
+  add_data_parallel_options(cmd, o.data_parallel);
   add_launch_options(cmd, o.launch,
                      "write the runs as JSON, job by job as they finish (a new or plain file in "
                      "a folder of your own)");

@@ -148,6 +148,12 @@ void print_groups(const model::Projection& p) {
   } else {
     fmt::print("  {:>24} {} nodes: {}\n", "", p.nodes, fmt::join(groups, "; "));
   }
+  std::vector<std::string> traffic;
+  for (const model::GroupTraffic& t : model::traffic_by_group(p)) {
+    traffic.push_back(fmt::format("{} {:.3f} GiB in {:.3f} ms{}", t.group, gib(t.bytes),
+                                  t.seconds * 1e3, t.inter_node ? " (across nodes)" : ""));
+  }
+  fmt::print("  {:>24} traffic per device: {}\n", "", fmt::join(traffic, "; "));
 }
 
 void print_projection(const model::Projection& p, bool detail) {
@@ -283,6 +289,7 @@ void add_projection_options(CLI::App& command, ModelOptions& o) {
                      "ranks on two nodes communicates at the inter-node rate (default: the "
                      "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
   command.add_option("--depth", o.depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
+  add_data_parallel_options(command, o.data_parallel);
   command.add_flag("--detail", o.detail, "list every collective's share of the time");
   command.add_option("--json", o.json,
                      "write the results as JSON (a new or plain file in a folder of your own)");
@@ -323,6 +330,16 @@ void add_model_command(CLI::App& app, int& exit_code) {
   auto plan = std::make_shared<PlanOptions>();
   add_plan_options(*cmd, *plan);
   cmd->callback([o, plan, cmd, &exit_code] {
+    if (plan->plan && cmd->count("--dp") > 0) {
+      throw UsageError(
+          "--plan enumerates every data-parallel degree itself; leave --dp out there (without "
+          "--plan, --dp D projects D replicas of each scheme)");
+    }
+    if (o->calibrate && cmd->count("--dp") > 0) {
+      throw UsageError(
+          "--calibrate measures this machine's matmul rate and collectives, which --dp does not "
+          "change; leave it out there");
+    }
     if (plan->plan) {
       exit_code = run_plan(*cmd, *o, *plan);
       return;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data_parallel_options.hpp"
 #include "scheme/block_shape.hpp"
 #include "scheme/scheme.hpp"
 
@@ -30,6 +31,8 @@ struct ModelOptions {
   std::optional<int> ranks_per_node;
   /// 2.5D depth d (0: d = p/q^2 with the largest q).
   int depth = 0;
+  /// --dp D replicas around each scheme (the device counts count every rank) and --dp-buckets.
+  DataParallelOptions data_parallel;
   /// List every collective's share of the time.
   bool detail = false;
   /// Where to write the results as JSON (unset: nowhere).
@@ -55,8 +58,8 @@ struct ModelOptions {
   /// The shape from --shape or from --batch --seq --hidden --heads (all four), else
   /// `fallback`; throws UsageError on a missing, conflicting or non-positive value.
   BlockShape block_shape(std::string_view fallback) const;
-  /// The options the schemes take from these (the 2.5D depth).
-  SchemeOptions scheme_options() const { return {depth}; }
+  /// The options the schemes take from these: the 2.5D depth and the replicas around them.
+  SchemeOptions scheme_options() const { return data_parallel.applied_to({depth}); }
 };
 
 /// `tplab model --calibrate`: measures this machine under mpiexec at 2 ranks and writes the

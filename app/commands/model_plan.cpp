@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "plan/cluster_plan.hpp"
 #include "plan/plan_json.hpp"
+#include "plan_plot.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -338,10 +339,16 @@ void add_plan_options(CLI::App& command, PlanOptions& p) {
       ->check(CLI::IsMember({"tp-pp-dp", "tp-dp-pp"}))
       ->needs(plan)
       ->capture_default_str();
+  command
+      .add_option("--plot", p.plot,
+                  "with --plan: draw step time and memory against the TP degree into this PNG "
+                  "(python3 and matplotlib, as tplab report)")
+      ->needs(plan);
 }
 
 int run_plan(const CLI::App& command, const ModelOptions& o, const PlanOptions& p) {
   if (o.json) require_writable_file(*o.json, "--json");
+  if (p.plot) require_writable_file(*p.plot, "--plot");
   const PlanRequest request = plan_request(command, o, p);
   const ClusterPlan plan = model::plan::plan_cluster(request);
   print_header(request);
@@ -349,8 +356,11 @@ int run_plan(const CLI::App& command, const ModelOptions& o, const PlanOptions& 
   print_skipped(plan, o.detail);
   print_by_tp_degree(plan, request);
   print_best(plan, request);
-  if (o.json) {
-    write_file_safely(*o.json, model::plan::plan_json(request, plan).dump(2) + "\n", "--json");
+  const nlohmann::json document = model::plan::plan_json(request, plan);
+  if (o.json) write_file_safely(*o.json, document.dump(2) + "\n", "--json");
+  if (p.plot) {
+    draw_plan_plot(document, *p.plot);
+    fmt::print("wrote the plot to {}\n", *p.plot);
   }
   return 0;
 }

@@ -24,6 +24,7 @@ struct PlanOptions {
   double efficiency = 0.5;              ///< share of the peak FLOP rate the matmuls reach
   std::optional<double> memory_gib;     ///< device memory, GiB (unset: the profile's)
   std::string rank_order = "tp-pp-dp";  ///< how world ranks map to (dp, pp, tp)
+  std::optional<std::string> plot;      ///< --plot: the PNG to draw (unset: none)
 };
 
 /// Adds --plan and the options only it takes to `command` (`tplab model`), each requiring

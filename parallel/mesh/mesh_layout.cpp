@@ -34,7 +34,8 @@ MeshComms split_mesh(Comm& world, const MeshLayout& mesh) {
   MeshComms comms;
   // Colour: the coordinate that stays fixed across the group; key: the one that varies.
   comms.replica = world.split(mesh.replica_of(w), mesh.scheme_rank_of(w), "replica");
-  comms.dp = world.split(mesh.scheme_rank_of(w), mesh.replica_of(w), "dp");
+  comms.dp =
+      world.split(mesh.scheme_rank_of(w), mesh.replica_of(w), std::string(kDataParallelGroup));
   return comms;
 }
 

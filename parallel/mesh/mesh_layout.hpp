@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "comm/comm.hpp"
@@ -39,6 +40,9 @@ struct MeshLayout {
 
 /// "dp=2 x t=2 (world rank = replica x 2 + scheme rank)": the mesh in one line.
 std::string describe_mesh(const MeshLayout& mesh, const std::string& scheme_grid);
+
+/// The name of the data-parallel groups, as the counters and the cost model file their calls.
+inline constexpr std::string_view kDataParallelGroup = "dp";
 
 /// The two communicators one rank needs on the mesh.
 struct MeshComms {

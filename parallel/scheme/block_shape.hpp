@@ -21,6 +21,8 @@ struct BlockShape {
   std::int64_t tokens() const { return b * s; }        ///< m = b*s
   std::int64_t head_dim() const { return h / heads; }  ///< h/n
   std::int64_t ffn() const { return 4 * h; }           ///< the MLP's width, 4h
+  /// Equal in every extent.
+  bool operator==(const BlockShape&) const = default;
 };
 
 /// "b=2 s=16 h=64 heads=4".

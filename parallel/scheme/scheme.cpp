@@ -31,6 +31,8 @@ void Scheme::validate(int world_size, const BlockShape& shape) const {
 }
 
 std::string Scheme::refusal(int world_size, const BlockShape& shape) const {
+  // A shape no world size can take: naming world sizes would not help.
+  if (std::string why = shape_refusal(shape); !why.empty()) return why;
   const std::string why = why_not(world_size, shape);
   if (why.empty()) return {};
   const std::vector<int> sizes = usable_world_sizes(shape, 64);

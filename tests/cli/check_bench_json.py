@@ -77,7 +77,8 @@ def check_scaling(path, schemes, nps, modes):
                     "efficiency", "tokens_per_s", "bytes_per_rank", "model_bytes_per_rank",
                     "peak_mem_bytes", "oversubscribed"):
             assert key in r, f"run lacks {key}: {r}"
-        assert r["scheme"] in schemes and r["np"] in nps and r["mode"] in modes, r
+        assert r["scheme"] in schemes and r["mode"] in modes, r
+        assert r["np"] in nps or r["dp_baseline"], r
         assert r["step_ms_min"] <= r["step_ms"] <= r["step_ms_max"], r
         assert 0 <= r["comm_ms"] and close(r["comm_share"], r["comm_ms"] / r["step_ms"]), r
         s = r["shape"]
@@ -91,11 +92,12 @@ def check_scaling(path, schemes, nps, modes):
             assert r["bytes_per_rank"] == 0 and r["comm_ms"] == 0, "one rank moves nothing"
         else:
             assert r["bytes_per_rank"] > 0, r
-        key = (r["scheme"], r["mode"])
+        check_groups_of(r)
+        key = (r["scheme"], r["mode"], r["dp"])
         if key not in base or r["np"] < base[key]["np"]:
             base[key] = r
     for r in runs:
-        b = base[(r["scheme"], r["mode"])]
+        b = base[(r["scheme"], r["mode"], r["dp"])]
         assert r["baseline_np"] == b["np"], r
         if r["mode"] == "strong":
             assert r["shape"] == b["shape"], "strong scaling keeps the global shape"
@@ -106,7 +108,37 @@ def check_scaling(path, schemes, nps, modes):
         assert close(r["efficiency"], want), r
         if r is b:
             assert close(r["efficiency"], 1.0), r
+    check_data_parallel_efficiency(runs)
     print(f"ok: {len(runs)} runs, efficiency, shares and throughput consistent")
+
+
+def check_groups_of(r):
+    """The time and bytes in collectives split into the scheme's groups and the DP groups."""
+    assert r["bytes_per_rank_tp"] + r["bytes_per_rank_dp"] == r["bytes_per_rank"], r
+    assert close(r["comm_share_dp"], r["comm_ms_dp"] / r["step_ms"]), r
+    assert close(r["comm_share_tp"], r["comm_ms_tp"] / r["step_ms"]), r
+    assert 0 <= r["comm_ms_tp"] <= r["comm_ms_max"] and 0 <= r["comm_ms_dp"] <= r["comm_ms_max"], r
+    if r["dp"] == 1:
+        assert r["bytes_per_rank_dp"] == 0 and r["comm_ms_dp"] == 0, "no replicas, no DP traffic"
+    else:
+        assert r["bytes_per_rank_dp"] > 0 and r["comm_ms_dp"] > 0, r
+
+
+def check_data_parallel_efficiency(runs):
+    """Every run of D > 1 replicas against the scheme alone on np/D ranks and b/D sequences."""
+    for r in runs:
+        if r["dp"] == 1:
+            assert "dp_efficiency" not in r, r
+            continue
+        s = r["shape"]
+        want = {"b": s["b"] // r["dp"], "s": s["s"], "h": s["h"], "heads": s["heads"]}
+        bases = [b for b in runs if b["dp"] == 1 and b["scheme"] == r["scheme"] and
+                 b["mode"] == r["mode"] and b["np"] * r["dp"] == r["np"] and b["shape"] == want]
+        assert len(bases) == 1 and bases[0]["dp_baseline"], (r, bases)
+        b = bases[0]
+        assert r["dp_baseline_np"] == b["np"] and r["dp_baseline_step_ms"] == b["step_ms"], r
+        assert close(r["dp_efficiency"], b["step_ms"] / r["step_ms"]), r
+    assert not any(r["dp_baseline"] and r["dp"] > 1 for r in runs)
 
 
 def main():

@@ -13,8 +13,8 @@ def close(a, b):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15)
 
 
-def check_groups(p, per_node):
-    """The nodes the ranks fill, and each group's placement on them."""
+def check_groups(p, per_node, element_bytes):
+    """The nodes the ranks fill, each group's placement on them and its share of the traffic."""
     assert p["ranks_per_node"] == per_node, p
     assert p["nodes"] == -(-p["gpus"] // per_node), p
     groups = {g["group"]: g for g in p["groups"]}
@@ -27,6 +27,13 @@ def check_groups(p, per_node):
         assert g["most_nodes"] <= min(g["size"], p["nodes"]), g
         assert (g["most_nodes"] > 1) == g["inter_node"], g
         assert (g["fewest_nodes"] > 1) == (g["groups_across_nodes"] == g["groups"]), g
+    traffic = {t["group"]: t for t in p["traffic_by_group"]}
+    assert set(traffic) == set(groups), (traffic, groups)
+    for name, t in traffic.items():
+        rows = [r for r in p["collectives"] if r["group"] == name]
+        assert t["inter_node"] == groups[name]["inter_node"], t
+        assert close(t["seconds"], sum(r["latency_s"] + r["bandwidth_s"] for r in rows)), t
+        assert close(t["bytes"], sum(r["elements"] for r in rows) * element_bytes), t
     for r in p["collectives"]:
         group = groups[r["group"]]
         assert r["group_size"] == group["size"], (r, group)
@@ -48,7 +55,7 @@ def main():
             assert p["why_not"], p
             continue
         fitting += 1
-        check_groups(p, per_node)
+        check_groups(p, per_node, hw["bytes_per_element"])
         assert close(p["step_s"], p["compute_s"] + p["comm_s"]), p
         assert close(p["comm_s"], p["comm_latency_s"] + p["comm_bandwidth_s"]), p
         assert close(p["compute_s"], p["flops_per_device"] / hw["matmul_flops_per_s"]), p
