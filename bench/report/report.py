@@ -8,9 +8,15 @@ Writes DIR/report.md and, as the inputs allow:
   throughput.png   tokens/s per rank against ranks, per scheme
   comm_share.png   share of the step spent inside collectives, per scheme and world size
   bytes.png        bytes per rank and step, measured (and the cost model's, when present)
+  data_parallel.png  runs with --dp D > 1 beside their baselines: step time split into
+                   computation, the scheme's collectives and the DP all-reduce
   busbw.png        bus bandwidth against message size, per collective
   overhead.png     tplab's Comm against the raw MPI call, per collective and size
   summary.png      the one-page table
+
+The scaling plots and table show the schemes alone (dp 1; JSON from before --dp has no dp field, and
+counts as dp 1); runs with D > 1 data-parallel replicas and the baselines measured for them
+have a section of their own.
 
 Runs with more ranks than the machine's cores are oversubscribed: hollow markers, hatched
 bars and a shaded band in the plots, a mark in every table. Runs on several hosts are marked
@@ -27,6 +33,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 from safe_output import UnsafeTarget, make_folder, write_file  # noqa: E402
@@ -90,6 +97,36 @@ def cores_of(records):
 
 def shape_text(s):
     return f"{s['b']},{s['s']},{s['h']},{s['heads']}"
+
+
+def dp_of(r):
+    """A run's data-parallel replicas D; JSON from before --dp has no field: one replica."""
+    return r.get("dp", 1)
+
+
+def tensor_parallel_runs(runs):
+    """The sweep of the schemes alone: one replica, and not a baseline measured for --dp (one
+    replica's work, b/D, would stand beside the sweep's global shape in its lines)."""
+    return [r for r in runs if dp_of(r) == 1 and not r.get("dp_baseline", False)]
+
+
+def with_baselines(runs):
+    """[(run, its baseline)] for every run with D > 1, in teaching order. The baseline is the
+    scheme alone on one replica's work (np/D ranks, batch b/D) from the same sweep; the run
+    names it by its ranks and copies its step time, so those find it."""
+    baselines = [r for r in runs if r.get("dp_baseline", False)]
+    pairs = []
+    for r in sorted((r for r in runs if dp_of(r) > 1), key=lambda r: (
+            scheme_key(r["scheme"]), r["mode"], r["np"], dp_of(r), r["dp_buckets"])):
+        found = [b for b in baselines if b["scheme"] == r["scheme"] and
+                 b["np"] == r["dp_baseline_np"] and b["step_ms"] == r["dp_baseline_step_ms"]]
+        if not found:
+            raise BadInput(f"{r['scheme']} {r['mode']} np={r['np']} dp={dp_of(r)}: the inputs lack "
+                           f"its baseline (a run with dp_baseline true, np={r['dp_baseline_np']} "
+                           f"and step_ms={r['dp_baseline_step_ms']}); give the whole JSON of the "
+                           "`tplab bench scaling --dp` sweep")
+        pairs.append((r, found[0]))
+    return pairs
 
 
 # ---- plots -------------------------------------------------------------------------------------
@@ -337,6 +374,101 @@ def overhead_plot(rows, out):
     plt.close(fig)
 
 
+STEP_PARTS = [("computation", "0.75"), ("TP collectives (the scheme's)", "C0"),
+              ("DP all-reduce of the gradients", "C1")]
+
+
+def step_parts(r):
+    """A run's step in ms as STEP_PARTS: what the collectives leave of it, the scheme's, the DP
+    all-reduce. With --overlap on a started collective counts from its start to its completion,
+    the computation it overlapped included, so the collectives can add up to more than the
+    step: then nothing is left for computation, and the bar reaches above the step's mark."""
+    tp, dp = r["comm_ms_tp"], r["comm_ms_dp"]
+    return [max(0.0, r["step_ms"] - tp - dp), tp, dp]
+
+
+def dp_efficiency_bound(r, cores):
+    """The most DP efficiency `cores` cores allow by their sharing alone: the baseline's p/D
+    ranks get min(p/D, c) cores for one replica's work, the run's p ranks min(p, c) for D
+    times it, so baseline / run <= min(p, c) / (D min(p/D, c)); 1 while p <= c."""
+    return min(r["np"], cores) / (dp_of(r) * min(r["dp_baseline_np"], cores))
+
+
+def by_baseline(pairs):
+    """[(baseline, [its runs with D > 1])], in the order the pairs first name each baseline."""
+    groups = {}
+    for r, b in pairs:
+        groups.setdefault(id(b), (b, []))[1].append(r)
+    return list(groups.values())
+
+
+def stacked_step_bars(ax, groups, cores):
+    """Each baseline's bar, then its runs' bars, split into STEP_PARTS with a mark at the step
+    time; DP efficiency above each run, a dotted line at its baseline's time (where ideal data
+    parallelism would stay)."""
+    x, ticks, labels = 0.0, [], []
+    for baseline, rs in groups:
+        start = x
+        for r in [baseline] + rs:
+            bottom = 0.0
+            for value, (_, color) in zip(step_parts(r), STEP_PARTS):
+                ax.bar(x, value, 0.7, bottom=bottom, color=color, edgecolor="black",
+                       linewidth=0.5, hatch="//" if r.get("oversubscribed") else None)
+                bottom += value
+            ax.hlines(r["step_ms"], x - 0.35, x + 0.35, colors="black", linewidth=2, zorder=4)
+            if r is baseline:
+                labels.append(f"baseline\np={r['np']} b={r['shape']['b']}")
+            else:
+                bound = dp_efficiency_bound(r, cores)
+                ax.annotate(f"{r['dp_efficiency']:.2f}" +
+                            (f"\n(bound {bound:.2f})" if bound < 1 else ""), (x, bottom),
+                            xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
+                            fontsize=8)
+                labels.append(f"D={dp_of(r)} p={r['np']}\nb={r['shape']['b']} {r['dp_buckets']}")
+            ticks.append(x)
+            x += 1
+        ax.hlines(baseline["step_ms"], start - 0.45, x - 0.55, colors="0.25", linestyles=":",
+                  linewidth=1.2, zorder=3)
+        x += 0.5
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(labels, fontsize=7.5)
+    ax.set_xlim(-0.6, x - 0.9)
+    ax.set_ylim(0, 1.25 * max(sum(step_parts(r)) for b, rs in groups for r in [b] + rs))
+    ax.set_ylabel("step ms (slowest rank, median)")
+    ax.grid(True, axis="y", alpha=0.3)
+
+
+def data_parallel_plot(pairs, out, cores):
+    """One panel per scheme and mode: its runs with D > 1 beside the baselines they are
+    measured against."""
+    panels = {}
+    for r, b in pairs:
+        panels.setdefault(f"{r['scheme']} {r['mode']}", []).append((r, b))
+    groups = {title: by_baseline(ps) for title, ps in panels.items()}
+    bars = [sum(1 + len(rs) for _, rs in g) for g in groups.values()]
+    fig, axes = plt.subplots(1, len(groups), squeeze=False, gridspec_kw={"width_ratios": bars},
+                             figsize=(max(7.5, 1.1 * sum(bars) + 1.2 * len(bars)), 5.4))
+    for ax, (title, g) in zip(axes[0], groups.items()):
+        stacked_step_bars(ax, g, cores)
+        ax.set_title(title, fontsize=10)
+    handles = [Patch(facecolor=color, edgecolor="black", linewidth=0.5, label=label)
+               for label, color in STEP_PARTS]
+    handles += [Line2D([], [], color="black", linewidth=2,
+                       label="step (collectives that overlapped\ncomputation reach above it)"),
+                Line2D([], [], color="0.25", linestyle=":", linewidth=1.2,
+                       label="baseline's step: ideal")]
+    if any(r.get("oversubscribed") for r, _ in pairs):  # then also any baseline that is
+        handles.append(Patch(facecolor="white", edgecolor="black", linewidth=0.5, hatch="//",
+                             label=OVERSUBSCRIBED))
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8)
+    fig.suptitle("Data parallelism around tensor parallelism: D replicas on D times the batch "
+                 "against one replica's work\nnumber above a bar: DP efficiency = baseline step "
+                 "/ step (1 = ideal)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    save_figure(fig, out)
+    plt.close(fig)
+
+
 # ---- tables --------------------------------------------------------------------------------------
 
 SUMMARY_COLUMNS = ["scheme", "mode", "p", "grid", "shape b,s,h,n", "step ms", "comm %",
@@ -367,14 +499,49 @@ def summary_rows(runs):
     return out
 
 
-def summary_figure(runs, rows, out, cores):
-    """One landscape page: the scaling table, and the collectives' large-message figures."""
-    table = summary_rows(runs)
-    comm_table = comm_summary(rows)
+DATA_PARALLEL_COLUMNS = ["scheme", "mode", "p", "D", "buckets", "grid", "step ms", "baseline p/D",
+                         "baseline ms", "DP efficiency", "TP comm %", "DP comm %", "TP MiB/rank",
+                         "DP MiB/rank", ""]
+
+
+def pair_note(r, baseline):
+    """note_of for a run with D > 1 and, where its times are not the scheme's alone either, for
+    the baseline its DP efficiency divides by."""
+    return ", ".join(n for n in (note_of(r), note_of(baseline) and f"baseline {note_of(baseline)}")
+                     if n)
+
+
+def data_parallel_rows(pairs):
+    out = []
+    for r, baseline in pairs:
+        out.append([r["scheme"], r["mode"], str(r["np"]), str(dp_of(r)), r["dp_buckets"],
+                    r.get("grid", ""), f"{r['step_ms']:.1f}", str(r["dp_baseline_np"]),
+                    f"{r['dp_baseline_step_ms']:.1f}", f"{r['dp_efficiency']:.2f}",
+                    f"{100 * r['comm_share_tp']:.1f}", f"{100 * r['comm_share_dp']:.1f}",
+                    f"{r['bytes_per_rank_tp'] / 2**20:.2f}",
+                    f"{r['bytes_per_rank_dp'] / 2**20:.2f}", pair_note(r, baseline)])
+    return out
+
+
+def column_widths(labels, cells):
+    """Each column's share of the page: its longest text and a margin of two characters, at
+    least 8 in all, so that no text overflows its cell and the short ones stay readable."""
+    chars = [2 + max(6, len(label), *(len(row[j]) for row in cells))
+             for j, label in enumerate(labels)]
+    return [c / sum(chars) for c in chars]
+
+
+def summary_figure(runs, pairs, rows, out, cores):
+    """One landscape page: the scaling table, the data-parallel runs', and the collectives'
+    large-message figures."""
     row_in = 0.24  # inches per table row
     blocks = [(t, cols, title) for t, cols, title in (
-        (table, SUMMARY_COLUMNS, "Scaling (bench scaling)"),
-        (comm_table, COMM_COLUMNS, "Collectives (bench comm): overhead on messages of 1 MiB and more"))
+        (summary_rows(runs), SUMMARY_COLUMNS, "Scaling (bench scaling)"),
+        (data_parallel_rows(pairs), DATA_PARALLEL_COLUMNS,
+         "Data parallelism around tensor parallelism (bench scaling --dp): D replicas against "
+         "the scheme alone on one replica's work"),
+        (comm_summary(rows), COMM_COLUMNS,
+         "Collectives (bench comm): overhead on messages of 1 MiB and more"))
         if t]
     height = 1.1 + sum(0.45 + row_in * (len(t) + 1) for t, _, _ in blocks)
     fig = plt.figure(figsize=(11.7, height))
@@ -392,8 +559,9 @@ def summary_figure(runs, rows, out, cores):
         ax = fig.add_axes([0.02, (top - 0.3 - h) / height, 0.96, h / height])
         ax.axis("off")
         fig.text(0.02, (top - 0.05) / height, title, fontsize=9.5, weight="bold", va="top")
-        t = ax.table(cellText=cells, colLabels=[c or "note" for c in columns], loc="upper center",
-                     cellLoc="center", bbox=[0, 0, 1, 1])
+        labels = [c or "note" for c in columns]
+        t = ax.table(cellText=cells, colLabels=labels, loc="upper center", cellLoc="center",
+                     colWidths=column_widths(labels, cells), bbox=[0, 0, 1, 1])
         t.auto_set_font_size(False)
         t.set_fontsize(8)
         for i, row in enumerate(cells, start=1):
@@ -446,8 +614,9 @@ def save_figure(fig, path):
     write_file(path, png.getvalue(), f"-o {os.path.dirname(path)}")
 
 
-def write_report(runs, rows, out_dir, inputs):
-    cores = cores_of(runs + rows)
+def write_report(records, rows, out_dir, inputs):
+    cores = cores_of(records + rows)
+    runs, pairs = tensor_parallel_runs(records), with_baselines(records)
     md = ["# tplab scaling report", "",
           f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}. "
           f"Runs with more ranks than this machine's {cores} cores are marked **{OVERSUBSCRIBED}**: "
@@ -481,6 +650,31 @@ def write_report(runs, rows, out_dir, inputs):
                              "null), so the measured bytes stand alone."), "",
                "![bytes per rank](bytes.png)", "",
                markdown_table(SUMMARY_COLUMNS, summary_rows(runs)), ""]
+    if pairs:
+        data_parallel_plot(pairs, os.path.join(out_dir, "data_parallel.png"), cores)
+        made.append("data_parallel.png")
+        md += ["## Data parallelism around tensor parallelism", "",
+               "`bench scaling --dp D` runs each scheme as D data-parallel replicas: p ranks, p/D "
+               "in each replica, each replica on b/D of the global batch's sequences, and after "
+               "backward one all-reduce of every gradient shard over the replicas (`--dp-buckets`: "
+               "`flat`, every shard in one buffer and one call; `per-tensor`, one call per "
+               "parameter). Its baseline is the scheme alone on one replica's work, p/D ranks and "
+               "batch b/D, measured in the same sweep (the scaling section leaves it out). DP "
+               "efficiency = baseline step / step: 1 when D replicas do D times the work in the "
+               "baseline's time. The communication share and the bytes are split into the "
+               "scheme's own collectives (TP) and the gradient all-reduce (DP), each the slowest "
+               "rank's time over the step time and each rank's logical bytes per step. With "
+               "`--overlap on` a started collective counts until it completes, the computation "
+               "it overlapped included, so the parts of a bar can reach above its step's mark.",
+               ""]
+        if any(r.get("oversubscribed") for r, _ in pairs):
+            md += [f"D replicas of p/D ranks need p cores: on this machine's {cores} cores, the "
+                   f"runs marked **{OVERSUBSCRIBED}** (hatched bars) measure how their ranks share "
+                   "the cores more than the scheme or the all-reduce. Sharing alone caps DP "
+                   f"efficiency at min(p, c) / (D min(p/D, c)) with c = {cores}, printed as the "
+                   "bound under those runs' efficiency in the plot.", ""]
+        md += ["![data parallelism](data_parallel.png)", "",
+               markdown_table(DATA_PARALLEL_COLUMNS, data_parallel_rows(pairs)), ""]
     if rows:
         busbw_plot(rows, os.path.join(out_dir, "busbw.png"))
         overhead_plot(rows, os.path.join(out_dir, "overhead.png"))
@@ -493,7 +687,7 @@ def write_report(runs, rows, out_dir, inputs):
                "integer inputs.", "", "![bus bandwidth](busbw.png)", "",
                "![overhead](overhead.png)", "",
                markdown_table(COMM_COLUMNS, comm_summary(rows)), ""]
-    summary_figure(runs, rows, os.path.join(out_dir, "summary.png"), cores)
+    summary_figure(runs, pairs, rows, os.path.join(out_dir, "summary.png"), cores)
     made.append("summary.png")
     md += ["## Handout", "", "`summary.png` is the one-page table above as a picture.", "",
            "![summary](summary.png)", ""]
