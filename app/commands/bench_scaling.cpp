@@ -423,9 +423,10 @@ void print_data_parallel_lines(const nlohmann::json& runs) {
     if (r.contains("dp_efficiency")) {
       fmt::print(
           "; DP efficiency {:.2f}: {:.1f} ms against {:.1f} ms for the scheme alone on {} "
-          "ranks and b/{}",
+          "rank{} and b/{}",
           r["dp_efficiency"].get<double>(), step, r["dp_baseline_step_ms"].get<double>(),
-          r["dp_baseline_np"].get<int>(), r["dp"].get<int>());
+          r["dp_baseline_np"].get<int>(), r["dp_baseline_np"].get<int>() == 1 ? "" : "s",
+          r["dp"].get<int>());
       if (r["oversubscribed"].get<bool>()) {
         fmt::print(" (sharing {} cores alone caps it at {:.2f})", r["cores"].get<int>(),
                    sharing_cap(r["np"].get<int>(), r["dp"].get<int>(), r["cores"].get<int>()));

@@ -153,8 +153,8 @@ const std::vector<Case> kCases = {
 
 /// `model --plan` launches nothing, and its options exclude --batch: they never reach a job.
 const std::vector<std::string> kPlanOnlyOptions = {
-    "--plan",        "--layers",     "--vocab",      "--global-batch",
-    "--micro-batch", "--efficiency", "--memory-gib", "--rank-order"};
+    "--plan",       "--layers",     "--vocab",      "--global-batch", "--micro-batch",
+    "--efficiency", "--memory-gib", "--rank-order", "--plot"};
 
 bool plan_only(const CLI::Option& o) {
   for (const std::string& name : kPlanOnlyOptions) {
