@@ -1,10 +1,12 @@
 /// @file
-/// The reference's training loop: forward, backward and SGD on whole matrices.
+/// The reference's training loop: forward, backward, the clip and the update on whole matrices.
 #include "reference_training.hpp"
 
+#include <cmath>
 #include <type_traits>
 
 #include "reference_bridge.hpp"
+#include "tplab/reference/adamw.hpp"
 #include "tplab/reference/gpt.hpp"
 
 namespace tplab::train {
@@ -27,20 +29,30 @@ void for_each_gpt_parameter(Params& p, F&& f) {
   f("b_head", p.b_head);
 }
 
+/// A parameter or gradient of the reference as one flat array.
+template <typename Field>
+Eigen::Map<Eigen::ArrayXd> flat(Field& field) {
+  return {field.data(), field.size()};
+}
+
 }  // namespace
 
 struct ReferenceTraining::Model {
   ref::GptShape shape;
   ref::GptParams<double> params;
-  double learning_rate = 0;
+  OptimizerConfig optimizer;
+  double clip = 0;
+  std::vector<ref::AdamWMoments> moments;  // one per parameter, in for_each_gpt_parameter order
+  std::int64_t steps = 0;
 };
 
 ReferenceTraining::ReferenceTraining(const gpt::GptShape& shape, const verify::HostArrays& initial,
-                                     double learning_rate)
+                                     const OptimizerConfig& optimizer, double clip)
     : model_(std::make_unique<Model>()) {
   model_->shape = {ref::Shape{shape.block.b, shape.block.s, shape.block.h, shape.block.heads},
                    shape.vocab, shape.layers};
-  model_->learning_rate = learning_rate;
+  model_->optimizer = optimizer;
+  model_->clip = clip;
   model_->params.blocks.resize(static_cast<std::size_t>(shape.layers));
   for_each_gpt_parameter(model_->params, [&](const std::string& name, auto& field) {
     const verify::HostArray& a = initial.at(name);
@@ -49,26 +61,44 @@ ReferenceTraining::ReferenceTraining(const gpt::GptShape& shape, const verify::H
     } else {
       field = verify::to_reference_matrix<double>(a);
     }
+    model_->moments.emplace_back();
   });
 }
 
 ReferenceTraining::~ReferenceTraining() = default;
 
-double ReferenceTraining::step(const Batch& batch) {
+ReferenceStep ReferenceTraining::step(const Batch& batch) {
   ref::GptResult<double> r =
       ref::gpt_forward_backward(model_->shape, model_->params, batch.ids, batch.targets);
-  // SGD, the same update as GptModel::sgd_step, on whole tensors (both walks list the
-  // parameters in one order)
-  std::vector<Eigen::Map<ref::Vector<double>>> grads;
-  for_each_gpt_parameter(r.grads, [&](const std::string&, auto& field) {
-    grads.emplace_back(field.data(), field.size());
-  });
+  // every gradient as a flat array, in one order with the parameters below
+  std::vector<Eigen::Map<Eigen::ArrayXd>> grads;
+  for_each_gpt_parameter(r.grads,
+                         [&](const std::string&, auto& field) { grads.push_back(flat(field)); });
+  double squares = 0;
+  for (const auto& g : grads) squares += g.square().sum();
+  const ReferenceStep out{r.loss, std::sqrt(squares)};
+  if (model_->clip > 0) {
+    const double coefficient = model_->clip / (out.gradient_norm + 1e-6);
+    if (coefficient < 1.0) {
+      for (auto& g : grads) g *= coefficient;
+    }
+  }
+  const OptimizerConfig& o = model_->optimizer;
+  const ref::AdamW adamw{o.learning_rate, o.beta1, o.beta2, o.eps, o.weight_decay};
+  ++model_->steps;
   std::size_t next = 0;
   for_each_gpt_parameter(model_->params, [&](const std::string&, auto& field) {
-    Eigen::Map<ref::Vector<double>>(field.data(), field.size()) -=
-        model_->learning_rate * grads[next++];
+    const std::size_t i = next++;
+    if (o.kind == OptimizerKind::sgd) {
+      flat(field) -= o.learning_rate * grads[i];
+    } else {
+      // matrices decay, vectors (biases, LayerNorm) do not
+      constexpr bool is_matrix =
+          !std::is_same_v<std::decay_t<decltype(field)>, ref::Vector<double>>;
+      ref::adamw_step(flat(field), grads[i], model_->moments[i], adamw, model_->steps, is_matrix);
+    }
   });
-  return r.loss;
+  return out;
 }
 
 }  // namespace tplab::train

@@ -7,24 +7,33 @@
 
 #include "gpt/gpt_shape.hpp"
 #include "host_array.hpp"
+#include "optim/sharded_optimizer.hpp"
 #include "training_data.hpp"
 
 namespace tplab::train {
 
-/// The reference GPT (reference/gpt.hpp) in f64 and its SGD, one step at a time, so that a
-/// run can print each step's pair of losses as soon as both are known.
+/// What one reference step found.
+struct ReferenceStep {
+  double loss = 0;           ///< the mean loss before the update
+  double gradient_norm = 0;  ///< the global norm of the whole gradient, before clipping
+};
+
+/// The reference GPT (reference/gpt.hpp) in f64 and its optimizer (SGD, or reference/adamw.hpp's
+/// AdamW, which shares no code with parallel/), one step at a time, so that a run can print
+/// each step's pair of losses as soon as both are known.
 class ReferenceTraining {
  public:
-  /// The reference model from the global `initial` parameters.
+  /// The reference model from the global `initial` parameters, trained by `optimizer` with the
+  /// gradient clipped to a norm of at most `clip` (0: not clipped).
   ReferenceTraining(const gpt::GptShape& shape, const verify::HostArrays& initial,
-                    double learning_rate);
+                    const OptimizerConfig& optimizer, double clip);
   ~ReferenceTraining();
   ReferenceTraining(const ReferenceTraining&) = delete;
   ReferenceTraining& operator=(const ReferenceTraining&) = delete;
 
-  /// Forward and backward on `batch`, then p -= learning_rate * dp for every parameter;
-  /// returns the mean loss before the update.
-  double step(const Batch& batch);
+  /// Forward and backward on `batch`, the gradient clipped, then the optimizer's update of
+  /// every parameter.
+  ReferenceStep step(const Batch& batch);
 
  private:
   struct Model;  // the reference's types stay out of this header

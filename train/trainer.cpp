@@ -16,9 +16,11 @@
 #include "loss_tolerance.hpp"
 #include "mesh/gradient_reduction.hpp"
 #include "mesh/mesh_layout.hpp"
+#include "optim/gradient_norm.hpp"
 #include "reference_training.hpp"
 #include "tensor_check.hpp"
 #include "training_data.hpp"
+#include "vocab_padding.hpp"
 
 namespace tplab::train {
 namespace {
@@ -145,16 +147,84 @@ Batch replica_batch(const Batch& global, std::int64_t token0, std::int64_t token
   return Batch{slice(global.ids), slice(global.targets)};
 }
 
+/// |a - b| / |b|.
+double relative_difference(double a, double b) {
+  return std::abs(a - b) / std::abs(b);
+}
+
+/// max = the larger of max and v, where a NaN in either stays NaN.
+void keep_largest(double& max, double v) {
+  if (!std::isnan(max) && !(v <= max)) max = v;
+}
+
+/// Adds `record` to the run, with its differences from the reference and the run's maxima.
+void record_step(StepRecord record, TrainResult& result) {
+  record.relative_difference = relative_difference(record.loss, record.reference_loss);
+  keep_largest(result.max_relative_difference, record.relative_difference);
+  if (result.config.clip > 0) {
+    keep_largest(result.max_norm_relative_difference,
+                 relative_difference(record.gradient_norm, record.reference_gradient_norm));
+  }
+  result.steps.push_back(record);
+}
+
+/// Every step's loss, and with --clip its gradient norm, within the tolerance (written so
+/// that NaN fails).
+bool within_tolerance(const TrainResult& r) {
+  return r.max_relative_difference <= r.tolerance && r.max_norm_relative_difference <= r.tolerance;
+}
+
+/// Throws UsageError unless the optimizer's and the clip's numbers can train.
+void validate_optimizer(const TrainConfig& config) {
+  const OptimizerConfig& o = config.optimizer;
+  if (!(o.learning_rate > 0) || !std::isfinite(o.learning_rate)) {
+    throw UsageError(
+        fmt::format("--lr {}: the learning rate must be a positive number", o.learning_rate));
+  }
+  if (!(config.clip >= 0) || !std::isfinite(config.clip)) {
+    throw UsageError(fmt::format(
+        "--clip {}: the largest gradient norm must be a positive number (or 0: no clipping)",
+        config.clip));
+  }
+  if (o.kind != OptimizerKind::adamw) return;
+  for (const auto& [name, beta] : {std::pair{"--beta1", o.beta1}, std::pair{"--beta2", o.beta2}}) {
+    if (!(beta >= 0 && beta < 1)) {
+      throw UsageError(fmt::format(
+          "{} {}: AdamW's betas are decay rates in [0, 1) (1 would never forget)", name, beta));
+    }
+  }
+  if (!(o.eps > 0) || !std::isfinite(o.eps)) {
+    throw UsageError(fmt::format("--eps {}: AdamW's eps must be a positive number", o.eps));
+  }
+  if (!(o.weight_decay >= 0) || !std::isfinite(o.weight_decay)) {
+    throw UsageError(
+        fmt::format("--weight-decay {}: the weight decay must be 0 or more", o.weight_decay));
+  }
+}
+
+/// The shape of the parallel model: V padded on one replica's ranks.
+gpt::GptShape padded_shape(int world_size, const TrainConfig& config) {
+  gpt::GptShape shape = config.shape;
+  shape.vocab = training_vocab_padding(world_size, config).padded;
+  return shape;
+}
+
 }  // namespace
+
+VocabPadding training_vocab_padding(int world_size, const TrainConfig& config) {
+  const int replicas = config.options.dp;
+  if (replicas < 1 || world_size % replicas != 0) return {0, config.shape.vocab};
+  const auto layout = gpt::make_gpt_layout(config.scheme, replica_options(config.options));
+  const gpt::GptShape replica = replica_gpt_shape(config.shape, replicas);
+  return {layout->vocab_parts(world_size / replicas, replica),
+          gpt::padded_vocab(*layout, world_size / replicas, replica)};
+}
 
 void validate_training(int world_size, const TrainConfig& config) {
   if (config.steps < 1) {
     throw UsageError(fmt::format("--steps {}: train at least 1 step", config.steps));
   }
-  if (!(config.learning_rate > 0) || !std::isfinite(config.learning_rate)) {
-    throw UsageError(
-        fmt::format("--lr {}: the learning rate must be a positive number", config.learning_rate));
-  }
+  validate_optimizer(config);
   if (!std::isfinite(config.logit_offset)) {
     throw UsageError(
         fmt::format("--logit-offset {}: the offset must be a finite number", config.logit_offset));
@@ -165,8 +235,11 @@ void validate_training(int world_size, const TrainConfig& config) {
   const int replicas = config.options.dp;
   const SchemeOptions options = replica_options(config.options);
   const auto layout = gpt::make_gpt_layout(config.scheme, options);
+  if (const std::string problem = gpt::gpt_shape_problem(config.shape); !problem.empty()) {
+    throw UsageError(fmt::format("shape {}: {}", gpt::to_string(config.shape), problem));
+  }
   gpt::validate_gpt(*make_scheme(config.scheme, options), *layout, world_size / replicas,
-                    replica_gpt_shape(config.shape, replicas));
+                    replica_gpt_shape(padded_shape(world_size, config), replicas));
 }
 
 double training_bytes_per_rank(const TrainConfig& config) {
@@ -192,33 +265,37 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const auto scheme = make_scheme(config.scheme, options);
   const auto layout = gpt::make_gpt_layout(config.scheme, options);
   const gpt::GptShape& shape = config.shape;
-  const gpt::GptShape replica = replica_gpt_shape(shape, mesh.replicas);
+  // The parallel model's vocabulary is padded to a multiple of its parts; the reference's not.
+  const gpt::GptShape padded = padded_shape(world.size(), config);
+  const gpt::GptShape replica = replica_gpt_shape(padded, mesh.replicas);
   const std::int64_t m = shape.block.tokens(), replica_m = replica.block.tokens();
   const std::int64_t token0 = mesh.replica_of(world.rank()) * replica_m;
   const verify::HostArrays initial = initial_parameters(shape, config.seed, config.logit_offset);
   // Every rank trains the (small) reference too, on the whole batch, so each reaches the
   // verdict on its own.
-  ReferenceTraining reference(shape, initial, config.learning_rate);
+  ReferenceTraining reference(shape, initial, config.optimizer, config.clip);
   const std::vector<TensorPlacement> placements = mesh_placements(
       parameter_placements(*scheme, *layout, mesh.scheme_ranks, replica), mesh, replica_m);
 
   TensorMap shards;
-  for (const auto& [name, array] : initial) {
+  for (const auto& [name, array] : padded_parameters(initial, shape.vocab, padded.vocab)) {
     shards.emplace(name, verify::upload_shard(device, array, find_placement(placements, name),
                                               world.rank(), config.dtype));
   }
   MeshComms comms;
   if (mesh.replicas > 1) comms = split_mesh(world, mesh);
   Comm& replica_world = mesh.replicas > 1 ? *comms.replica : world;
-  gpt::GptModel model(replica_world, device, *scheme, *layout, replica, std::move(shards));
+  gpt::GptModel model(replica_world, device, *scheme, *layout, replica, std::move(shards),
+                      shape.vocab);
+  ShardedOptimizer optimizer(device, model.parameters(), config.optimizer);
 
   TrainResult result;
   result.config = config;
   result.world_size = world.size();
+  result.padded_vocab = padded.vocab;
   result.grid =
       make_scheme(config.scheme, config.options)->describe_grid(world.size(), shape.block);
-  result.tolerance = loss_tolerance(config.dtype).rtol;
-  bool within = true;
+  result.tolerance = loss_tolerance(config.dtype, config.optimizer.kind).rtol;
   std::vector<std::uint64_t> loss_bits;
   CpuDevice host;
   for (std::int64_t step = 0; step < config.steps; ++step) {
@@ -227,38 +304,45 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     world.counters().reset();
     const auto start = Clock::now();
     const std::vector<double> losses = model.forward_backward(mine.ids, mine.targets);
+    const TensorMap gradients = model.gradients();
     if (mesh.replicas > 1) {
-      reduce_over_replicas(*comms.dp, device, model.gradients(), config.options.dp_buckets,
+      reduce_over_replicas(*comms.dp, device, gradients, config.options.dp_buckets,
                            ReplicaReduction::mean);
     }
-    model.sgd_step(config.learning_rate);
+    StepRecord record;
+    if (config.clip > 0) {
+      // every element once: each rank counts the shards no lower rank holds
+      record.gradient_norm = global_gradient_norm(
+          world, device, gradients_counted_by(world.rank(), gradients, placements));
+      scale_gradients(device, gradients, clip_coefficient(record.gradient_norm, config.clip));
+    }
+    optimizer.step(model.parameters(), gradients);
     Tensor times = host.empty({2}, DType::f64);
     times.data_as<double>()[0] = std::chrono::duration<double>(Clock::now() - start).count();
     times.data_as<double>()[1] = world.counters().total_seconds();
 
-    StepRecord record;
     record.step = step;
     record.loss = mean_loss(world, model, losses, m, token0);
     world.all_reduce(times, ReduceOp::max);
     record.seconds = times.data_as<double>()[0];
     record.comm_seconds = times.data_as<double>()[1];
     record.tokens_per_second = static_cast<double>(m) / record.seconds;
-    record.reference_loss = reference.step(batch);
-    record.relative_difference =
-        std::abs(record.loss - record.reference_loss) / std::abs(record.reference_loss);
-    // written so that NaN fails
-    within = within && record.relative_difference <= result.tolerance;
-    if (!(record.relative_difference <= result.max_relative_difference)) {
-      result.max_relative_difference = record.relative_difference;
-    }
+    const ReferenceStep expected = reference.step(batch);
+    record.reference_loss = expected.loss;
+    if (config.clip > 0) record.reference_gradient_norm = expected.gradient_norm;
+    record_step(record, result);
     loss_bits.push_back(std::bit_cast<std::uint64_t>(record.loss));
-    result.steps.push_back(record);
     if (on_step) on_step(result);
   }
   result.loss_hash = fnv1a(loss_bits);
   result.replicas_differ = check_replicas(world, device, model, placements, result);
+  if (padded.vocab > shape.vocab) {
+    result.padding_touched =
+        padding_problem(world, device, model.parameters(), placements, shape.vocab);
+  }
   result.diverged = training_divergence(result.steps, result.tolerance);
-  result.pass = within && result.replicas_differ.empty() && !result.diverged;
+  result.pass = within_tolerance(result) && result.replicas_differ.empty() &&
+                result.padding_touched.empty() && !result.diverged;
   return result;
 }
 
@@ -269,6 +353,8 @@ nlohmann::json to_json(const TrainResult& r) {
                      {"loss", s.loss},
                      {"reference_loss", s.reference_loss},
                      {"relative_difference", s.relative_difference},
+                     {"gradient_norm", s.gradient_norm},
+                     {"reference_gradient_norm", s.reference_gradient_norm},
                      {"seconds", s.seconds},
                      {"comm_seconds", s.comm_seconds},
                      {"tokens_per_second", s.tokens_per_second}});
@@ -293,7 +379,18 @@ nlohmann::json to_json(const TrainResult& r) {
             {"vocab", c.shape.vocab},
             {"layers", c.shape.layers}}},
           {"seed", c.seed},
-          {"learning_rate", c.learning_rate},
+          {"optimizer",
+           {{"kind", std::string(optimizer_name(c.optimizer.kind))},
+            {"learning_rate", c.optimizer.learning_rate},
+            {"beta1", c.optimizer.beta1},
+            {"beta2", c.optimizer.beta2},
+            {"eps", c.optimizer.eps},
+            {"weight_decay", c.optimizer.weight_decay}}},
+          {"learning_rate", c.optimizer.learning_rate},
+          {"clip", c.clip},
+          {"padded_vocab", r.padded_vocab},
+          {"max_norm_relative_difference", r.max_norm_relative_difference},
+          {"padding_untouched", r.padding_touched.empty()},
           {"logit_offset", c.logit_offset},
           {"tolerance", r.tolerance},
           {"max_relative_difference", r.max_relative_difference},

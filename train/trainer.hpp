@@ -13,6 +13,7 @@
 #include "device/device.hpp"
 #include "divergence.hpp"
 #include "gpt/gpt_shape.hpp"
+#include "optim/sharded_optimizer.hpp"
 #include "scheme/scheme.hpp"
 
 namespace tplab::train {
@@ -24,8 +25,11 @@ struct TrainConfig {
   gpt::GptShape shape{BlockShape{4, 16, 32, 4}, 64, 2};  ///< blocks, V and L
   DType dtype = DType::f64;                              ///< of the parallel model
   std::uint64_t seed = 1;                                ///< of the parameters and the data
-  std::int64_t steps = 30;                               ///< SGD steps K
-  double learning_rate = 0.3;                            ///< SGD's
+  std::int64_t steps = 30;                               ///< optimizer steps K
+  OptimizerConfig optimizer;                             ///< SGD or AdamW, and its lr
+  /// Clip the gradient to this global norm before each update (0: never clip): the norm of
+  /// every element of the model, each counted once however many ranks hold it.
+  double clip = 0;
   /// The same for every entry of b_head at the start, so every logit of a token shares it: a
   /// log-sum-exp without the shift by its row's maximum overflows past 709.8 (f64) or 88.7
   /// (f32), while the loss and every gradient are as at 0 in exact arithmetic (the gradient of
@@ -35,11 +39,13 @@ struct TrainConfig {
 
 /// One step, complete on every rank.
 struct StepRecord {
-  std::int64_t step = 0;           ///< from 0
-  double loss = 0;                 ///< the parallel model's mean loss before this step's update
-  double reference_loss = 0;       ///< the reference's, in f64
-  double relative_difference = 0;  ///< |loss - reference| / |reference|
-  double seconds = 0;              ///< forward, backward and update, on the slowest rank
+  std::int64_t step = 0;               ///< from 0
+  double loss = 0;                     ///< the parallel model's mean loss before this step's update
+  double reference_loss = 0;           ///< the reference's, in f64
+  double relative_difference = 0;      ///< |loss - reference| / |reference|
+  double gradient_norm = 0;            ///< the global gradient norm before clipping (with --clip)
+  double reference_gradient_norm = 0;  ///< the reference's (with --clip)
+  double seconds = 0;                  ///< forward, backward and update, on the slowest rank
   double comm_seconds = 0;       ///< of which inside collectives, on the rank that spent most there
   double tokens_per_second = 0;  ///< m / seconds
 };
@@ -48,28 +54,43 @@ struct StepRecord {
 struct TrainResult {
   TrainConfig config;                  ///< what was run
   int world_size = 0;                  ///< ranks
+  std::int64_t padded_vocab = 0;       ///< V padded to a multiple of its parts (V when it was)
   std::string grid;                    ///< e.g. "q=2 d=2"
   std::vector<StepRecord> steps;       ///< one per step
   double tolerance = 0;                ///< loss_tolerance(dtype).rtol
   double max_relative_difference = 0;  ///< over every step (NaN when a loss was NaN)
+  /// Of the gradient norm against the reference's, over every step (with --clip).
+  double max_norm_relative_difference = 0;
   int replicated_parameters = 0;       ///< parameters whose shards repeat on several ranks
   std::string replicas_differ;         ///< empty, or the first parameter whose replicas differ
+  std::string padding_touched;         ///< empty, or where a padded id's parameter moved
   std::uint64_t loss_hash = 0;         ///< FNV-1a of the bits of the loss curve
   std::uint64_t parameter_hash = 0;    ///< FNV-1a of every rank's final parameter shards' hashes
   std::optional<Divergence> diverged;  ///< where both curves diverged (divergence.hpp), if they did
-  /// Every step within tolerance, replicas identical, and the training did not diverge.
+  /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
+  /// and the training did not diverge.
   bool pass = false;
 };
 
 /// Throws UsageError, the same on every rank and before any collective, unless the run can
-/// go ahead on `world_size` ranks (the scheme's rules, the vocabulary split, steps >= 1, a
-/// positive learning rate, dtype f64 or f32).
+/// go ahead on `world_size` ranks (the scheme's rules on the padded vocabulary, steps >= 1, a
+/// positive learning rate, AdamW's betas in [0, 1), eps > 0, weight decay >= 0, a clip >= 0,
+/// dtype f64 or f32).
 void validate_training(int world_size, const TrainConfig& config);
 
 /// Bytes one rank of a training run needs, about: every rank trains the reference in f64
 /// beside its shards of the parallel model (at most as large again): per block what verify's
 /// rank holds (verify_bytes_per_rank), and the embedding, LM head, logits and their gradients.
 double training_bytes_per_rank(const TrainConfig& config);
+
+/// The vocabulary of a training's parallel model.
+struct VocabPadding {
+  std::int64_t parts = 0;   ///< what its layout splits it into on one replica's ranks
+  std::int64_t padded = 0;  ///< V rounded up to a multiple of parts (gpt::padded_vocab)
+};
+
+/// The vocabulary the parallel model of `config` holds on `world_size` ranks.
+VocabPadding training_vocab_padding(int world_size, const TrainConfig& config);
 
 /// Trains the GPT on `world` for config.steps steps and the reference beside it; calls
 /// `on_step` with the run so far as soon as each step is known (on every rank): every step up

@@ -38,7 +38,10 @@ struct TrainOptions {
   std::string shape = std::string(kDefaultShape);
   std::int64_t vocab = 64;
   std::int64_t layers = 2;
-  double lr = train::TrainConfig{}.learning_rate;
+  std::string optimizer = "sgd";
+  std::optional<double> lr;  // the optimizer's default_learning_rate when not given
+  OptimizerConfig adamw;     // betas, eps and weight decay
+  double clip = 0;
   double logit_offset = 0;
   std::uint64_t seed = 1;
   int depth = 0;
@@ -46,6 +49,19 @@ struct TrainOptions {
   DataParallelOptions data_parallel;
   LaunchOptions launch;
 };
+
+/// The learning rate when --lr is not given: SGD's 0.3, AdamW's 0.01 (AdamW's steps are about
+/// lr in size whatever the gradient's scale).
+double default_learning_rate(OptimizerKind kind) {
+  return kind == OptimizerKind::sgd ? 0.3 : 0.01;
+}
+
+/// "sgd" or "adamw"; UsageError otherwise.
+OptimizerKind parse_optimizer(const std::string& name) {
+  if (name == "sgd") return OptimizerKind::sgd;
+  if (name == "adamw") return OptimizerKind::adamw;
+  throw UsageError(fmt::format("--optimizer {}: the optimizers are sgd and adamw", name));
+}
 
 /// The smallest world that splits every part of the model (SchemeEntry::train_world_size).
 int default_world_size(const std::string& scheme) {
@@ -69,7 +85,10 @@ train::TrainConfig make_config(const TrainOptions& o) {
   c.dtype = parse_dtype(o.dtype);
   c.seed = o.seed;
   c.steps = o.steps;
-  c.learning_rate = o.lr;
+  c.optimizer = o.adamw;
+  c.optimizer.kind = parse_optimizer(o.optimizer);
+  c.optimizer.learning_rate = o.lr.value_or(default_learning_rate(c.optimizer.kind));
+  c.clip = o.clip;
   c.logit_offset = o.logit_offset;
   return c;
 }
@@ -80,22 +99,24 @@ train::TrainConfig make_config(const TrainOptions& o) {
 std::string divergence_verdict(const train::TrainResult& r) {
   const train::StepRecord& p = r.steps[static_cast<std::size_t>(r.diverged->parallel_step)];
   const train::StepRecord& q = r.steps[static_cast<std::size_t>(r.diverged->reference_step)];
-  const double default_lr = train::TrainConfig{}.learning_rate;
+  const OptimizerConfig& optimizer = r.config.optimizer;
+  const std::string method = optimizer.kind == OptimizerKind::sgd ? "SGD" : "AdamW";
+  const double default_lr = default_learning_rate(optimizer.kind);
   if (p.step == q.step && !std::isfinite(p.loss) && !std::isfinite(p.reference_loss)) {
     return fmt::format(
         "FAIL: the loss is {} from step {} on, in the parallel model and in the reference "
-        "alike: the training diverged (SGD with --lr {} overflows the parameters; the default "
+        "alike: the training diverged ({} with --lr {} overflows the parameters; the default "
         "is {}), which says nothing about the parallel code",
-        p.loss, p.step, r.config.learning_rate, default_lr);
+        p.loss, p.step, method, optimizer.learning_rate, default_lr);
   }
   const train::StepRecord& first = r.steps.front();
   return fmt::format(
       "FAIL: the training diverged: the loss grew past {} times its first value in the parallel "
       "model ({:.6g} at step 0, {:.6g} at step {}) and in the reference ({:.6g} at step 0, "
-      "{:.6g} at step {}); SGD with --lr {} is unstable here (the default is {}), and the curves "
+      "{:.6g} at step {}); {} with --lr {} is unstable here (the default is {}), and the curves "
       "above part after that, which says nothing about the parallel code",
       train::kDivergenceFactor, first.loss, p.loss, p.step, first.reference_loss, q.reference_loss,
-      q.step, r.config.learning_rate, default_lr);
+      q.step, method, optimizer.learning_rate, default_lr);
 }
 
 /// The verdict's line. A loss that turns NaN or Inf in one curve alone is named with the step
@@ -118,6 +139,20 @@ std::string verdict(const train::TrainResult& r) {
           s.reference_loss, s.step, s.loss);
     }
   }
+  for (const train::StepRecord& s : r.steps) {
+    const double gap =
+        std::abs(s.gradient_norm - s.reference_gradient_norm) / std::abs(s.reference_gradient_norm);
+    if (r.config.clip > 0 && !(gap <= r.tolerance)) {
+      return fmt::format(
+          "FAIL: the gradient norm is {:.6f} at step {}, where the reference's is {:.6f} ({:.2e} "
+          "relative): an element counted more than once (a replicated tensor on each rank that "
+          "holds it) or a wrong gradient",
+          s.gradient_norm, s.step, s.reference_gradient_norm, gap);
+    }
+  }
+  if (!r.padding_touched.empty()) {
+    return "FAIL: the padded vocabulary took part in training: " + r.padding_touched;
+  }
   return "FAIL: the loss curve or the replicas disagree (see above)";
 }
 
@@ -130,13 +165,30 @@ void print_result(const train::TrainResult& r) {
     comm += s.comm_seconds;
   }
   const double tokens = static_cast<double>(r.config.shape.block.tokens() * r.config.steps);
+  const std::string_view dtype = dtype_name(r.config.dtype);
   fmt::print("loss {:.6f} at step 0, {:.6f} at step {} (reference {:.6f} -> {:.6f})\n", first.loss,
              last.loss, last.step, first.reference_loss, last.reference_loss);
   fmt::print(
       "loss against the reference: max relative difference {:.2e} over {} steps "
       "(tolerance {:.0e}, {}: {})\n",
-      r.max_relative_difference, r.steps.size(), r.tolerance, dtype_name(r.config.dtype),
-      train::loss_tolerance(r.config.dtype).basis);
+      r.max_relative_difference, r.steps.size(), r.tolerance, dtype,
+      train::loss_tolerance(r.config.dtype, r.config.optimizer.kind).basis);
+  if (r.config.clip > 0) {
+    fmt::print(
+        "gradient norm against the reference's: max relative difference {:.2e} (tolerance "
+        "{:.0e}; each rank counts the shards no lower rank holds)\n",
+        r.max_norm_relative_difference, r.tolerance);
+  }
+  if (r.padded_vocab > r.config.shape.vocab) {
+    if (r.padding_touched.empty()) {
+      fmt::print(
+          "padding: ids from {} on took no probability and no gradient, and every padded "
+          "parameter is still 0\n",
+          r.config.shape.vocab);
+    } else {
+      fmt::print("padding TOUCHED: {}\n", r.padding_touched);
+    }
+  }
   fmt::print("throughput: {:.0f} tokens/s over the run, {:.0f}% of the step in communication\n",
              tokens / seconds, 100 * comm / seconds);
   if (r.replicas_differ.empty()) {
@@ -152,21 +204,40 @@ void print_result(const train::TrainResult& r) {
 
 // ---- inside mpiexec ---------------------------------------------------------------------------
 
+/// "sgd lr=0.3" or "adamw lr=0.01 betas=(0.9, 0.95) eps=1e-08 wd=0.1", with the clip.
+std::string optimizer_summary(const train::TrainConfig& config) {
+  const OptimizerConfig& o = config.optimizer;
+  std::string text = fmt::format("{} lr={}", optimizer_name(o.kind), o.learning_rate);
+  if (o.kind == OptimizerKind::adamw) {
+    text += fmt::format(" betas=({}, {}) eps={} wd={} (matrices only)", o.beta1, o.beta2, o.eps,
+                        o.weight_decay);
+  }
+  if (config.clip > 0) text += fmt::format(" clip={}", config.clip);
+  return text;
+}
+
 void print_header(const train::TrainConfig& config, const World& w) {
   fmt::print(
-      "train {} | np={} ({}) | {} | {} | lr={} seed={} | {} steps{}\n", config.scheme,
-      w.comm.size(),
+      "train {} | np={} ({}) | {} | {} | {} seed={} | {} steps{}\n", config.scheme, w.comm.size(),
       make_scheme(config.scheme, config.options)->describe_grid(w.comm.size(), config.shape.block),
-      dtype_name(config.dtype), gpt::to_string(config.shape), config.learning_rate, config.seed,
-      config.steps,
+      dtype_name(config.dtype), gpt::to_string(config.shape), optimizer_summary(config),
+      config.seed, config.steps,
       config.logit_offset == 0
           ? std::string()
           : fmt::format(" | every logit offset by {:g} (exp overflows {} past {:.1f})",
                         config.logit_offset, dtype_name(config.dtype),
                         verify::exp_overflow_point(config.dtype)));
+  const train::VocabPadding vocab = train::training_vocab_padding(w.comm.size(), config);
+  if (vocab.padded > config.shape.vocab) {
+    fmt::print(
+        "vocabulary: V={} padded to {}, a multiple of the {} parts it is split into; ids {}..{} "
+        "are masked out of the loss\n",
+        config.shape.vocab, vocab.padded, vocab.parts, config.shape.vocab, vocab.padded - 1);
+  }
   fmt::print("ranks on {}\n", w.hosts.summary());
-  fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}\n", "step", "loss", "reference", "rel diff",
-             "tokens/s", "comm");
+  fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}{}\n", "step", "loss", "reference",
+             "rel diff", "tokens/s", "comm",
+             config.clip > 0 ? fmt::format(" {:>12} {:>12}", "grad norm", "reference") : "");
   std::fflush(stdout);
 }
 
@@ -179,9 +250,12 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
       train::run_training(w.comm, w.device, config, [&](const train::TrainResult& so_far) {
         if (rank != 0) return;
         const train::StepRecord& s = so_far.steps.back();
-        fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%\n", s.step, s.loss,
-                   s.reference_loss, s.relative_difference, s.tokens_per_second,
-                   100 * s.comm_seconds / s.seconds);
+        fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%{}\n", s.step,
+                   s.loss, s.reference_loss, s.relative_difference, s.tokens_per_second,
+                   100 * s.comm_seconds / s.seconds,
+                   config.clip > 0 ? fmt::format(" {:>12.6f} {:>12.6f}", s.gradient_norm,
+                                                 s.reference_gradient_norm)
+                                   : "");
         std::fflush(stdout);
         w.keep_progress([&] { return nlohmann::json::array({train::to_json(so_far)}); });
       });
@@ -246,12 +320,25 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--np", o->np,
                   "ranks (default: " + default_world_sizes_help() +
                       ", times D with --dp; under mpiexec: its world)");
-  cmd->add_option("--steps", o->steps, "SGD steps K")->capture_default_str();
+  cmd->add_option("--steps", o->steps, "optimizer steps K")->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "f64 or f32")->capture_default_str();
   cmd->add_option("--shape", o->shape, "every block's shape b,s,h,heads")->capture_default_str();
   cmd->add_option("--vocab", o->vocab, "vocabulary size V")->capture_default_str();
   cmd->add_option("--layers", o->layers, "number of blocks L")->capture_default_str();
-  cmd->add_option("--lr", o->lr, "SGD learning rate")->capture_default_str();
+  cmd->add_option("--optimizer", o->optimizer,
+                  "sgd or adamw (AdamW's state sharded as its parameters)")
+      ->capture_default_str();
+  cmd->add_option_function<double>(
+      "--lr", [o](double lr) { o->lr = lr; }, "learning rate (default: sgd 0.3, adamw 0.01)");
+  cmd->add_option("--beta1", o->adamw.beta1, "AdamW's beta1")->capture_default_str();
+  cmd->add_option("--beta2", o->adamw.beta2, "AdamW's beta2")->capture_default_str();
+  cmd->add_option("--eps", o->adamw.eps, "AdamW's eps")->capture_default_str();
+  cmd->add_option("--weight-decay", o->adamw.weight_decay,
+                  "AdamW's decoupled weight decay, on matrices (not biases or LayerNorm)")
+      ->capture_default_str();
+  cmd->add_option("--clip", o->clip,
+                  "clip the gradient to this global norm, each element counted once (0: off)")
+      ->capture_default_str();
   cmd->add_option("--logit-offset", o->logit_offset,
                   "start every entry of b_head at this value, so every logit shares it: past 709.8 "
                   "(f64) or 88.7 (f32) a log-sum-exp without its max-shift overflows")

@@ -31,6 +31,7 @@ DeviceFamilies cpu::make_families() {
       .heads = make_heads_ops(),
       .layernorm = make_layernorm_ops(),
       .vocabulary = make_vocabulary_ops(),
+      .optimizer = make_optimizer_ops(),
   };
 }
 

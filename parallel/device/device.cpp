@@ -7,7 +7,7 @@ namespace tplab {
 Device::Device(DeviceFamilies families) : families_(std::move(families)) {
   const DeviceFamilies& f = families_;
   if (!f.gemm || !f.elementwise || !f.gelu || !f.softmax || !f.heads || !f.layernorm ||
-      !f.vocabulary) {
+      !f.vocabulary || !f.optimizer) {
     throw InternalError(
         "Device: a backend left a family of operations out; give each of "
         "DeviceFamilies' members an object");

@@ -151,6 +151,36 @@ class VocabularyOps {
   virtual void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
                                       std::span<const std::int64_t> targets, double scale,
                                       Tensor& dlogits) = 0;
+  /// x[r, c] = value for every row r and every column c >= col0: the padded ids of a
+  /// vocabulary shard masked out of the softmax (value -infinity: no probability, no gradient).
+  virtual void fill_columns_from(Tensor& x, std::int64_t col0, double value) = 0;
+};
+
+/// One step of AdamW (Loshchilov & Hutter 2019) as torch.optim.AdamW takes it.
+struct AdamWStep {
+  double learning_rate = 0;  ///< lr
+  double beta1 = 0;          ///< decay of the first moment m
+  double beta2 = 0;          ///< decay of the second moment v
+  double eps = 0;            ///< added to sqrt(v_hat)
+  double weight_decay = 0;   ///< decoupled: p -= lr * weight_decay * p (0 for biases and norms)
+  std::int64_t step = 0;     ///< t, from 1: the bias corrections 1 - beta^t
+};
+
+/// The optimizer's element-wise work on a parameter shard and its gradient
+/// (device/ops/optimizer_cpu.cpp, optimizer.cu).
+class OptimizerOps {
+ public:
+  virtual ~OptimizerOps() = default;
+  /// sum_i x[i]^2, accumulated in f64 in a fixed order, so the same tensor gives the same bits
+  /// on every rank: a shard's part of the global gradient norm.
+  virtual double sum_of_squares(const Tensor& x) = 0;
+  /// With the moments m, v of p's extents and dtype, and g the gradient:
+  ///   p -= lr * weight_decay * p
+  ///   m  = beta1 m + (1 - beta1) g          v = beta2 v + (1 - beta2) g^2
+  ///   p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
+  /// computed in the accumulation type of p's dtype.
+  virtual void adamw_update(Tensor& p, const Tensor& g, Tensor& m, Tensor& v,
+                            const AdamWStep& step) = 0;
 };
 
 /// One object of each family: what a backend hands to Device when it is made.
@@ -162,6 +192,7 @@ struct DeviceFamilies {
   std::unique_ptr<HeadsOps> heads;              ///< split and merge heads
   std::unique_ptr<LayerNormOps> layernorm;      ///< the parts of LayerNorm
   std::unique_ptr<VocabularyOps> vocabulary;    ///< embedding and cross-entropy (GPT only)
+  std::unique_ptr<OptimizerOps> optimizer;      ///< gradient norms and AdamW (training only)
 };
 
 // ---- the device -----------------------------------------------------------------------------
@@ -302,6 +333,17 @@ class Device {
                               std::span<const std::int64_t> targets, double scale,
                               Tensor& dlogits) {
     families_.vocabulary->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
+  }
+  /// VocabularyOps::fill_columns_from (GPT only).
+  void fill_columns_from(Tensor& x, std::int64_t col0, double value) {
+    families_.vocabulary->fill_columns_from(x, col0, value);
+  }
+
+  /// OptimizerOps::sum_of_squares (training only).
+  double sum_of_squares(const Tensor& x) { return families_.optimizer->sum_of_squares(x); }
+  /// OptimizerOps::adamw_update (training only).
+  void adamw_update(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) {
+    families_.optimizer->adamw_update(p, g, m, v, step);
   }
 
  protected:

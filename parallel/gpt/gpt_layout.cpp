@@ -13,6 +13,12 @@ std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOp
   return find_scheme(name).make_gpt_layout(options);
 }
 
+std::int64_t padded_vocab(const GptLayout& layout, int world_size, const GptShape& shape) {
+  const std::int64_t parts = layout.vocab_parts(world_size, shape);
+  if (parts <= 0) return shape.vocab;
+  return (shape.vocab + parts - 1) / parts * parts;
+}
+
 void validate_gpt(const Scheme& scheme, const GptLayout& layout, int world_size,
                   const GptShape& shape) {
   if (const std::string problem = gpt_shape_problem(shape); !problem.empty()) {

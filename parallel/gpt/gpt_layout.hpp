@@ -44,6 +44,10 @@ class GptLayout {
   /// Empty when the vocabulary of `shape` splits over `world_size` ranks as this layout cuts
   /// it (the block's own rules are the scheme's); otherwise a sentence saying what would work.
   virtual std::string why_not(int world_size, const GptShape& shape) const = 0;
+  /// The number of equal parts the vocabulary is cut into on `world_size` ranks (1D: t; 2D and
+  /// 2.5D: q; 3D: q^2), which V must be a multiple of; 0 when the scheme makes no grid of
+  /// `world_size` ranks.
+  virtual std::int64_t vocab_parts(int world_size, const GptShape& shape) const = 0;
   /// Where "embedding", "lnf_gamma", "lnf_beta", "w_head", "b_head" and "logits" live.
   virtual std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const = 0;
   /// This rank's parts from its shards of the model parameters. Collective over `world`.
@@ -54,6 +58,11 @@ class GptLayout {
 /// The layout of scheme `name`, as its registry entry builds it; throws UsageError for a name
 /// the registry does not know.
 std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOptions& options);
+
+/// V rounded up to a multiple of the layout's vocab_parts() on `world_size` ranks, as
+/// Megatron-LM pads its vocabulary: the ids from V on are padding, which the loss masks out
+/// (VocabParallelCrossEntropy::mask_ids_from). V itself when no grid fits.
+std::int64_t padded_vocab(const GptLayout& layout, int world_size, const GptShape& shape);
 
 /// Throws UsageError, the same on every rank, unless `scheme` and its layout can run `shape`
 /// on `world_size` ranks.

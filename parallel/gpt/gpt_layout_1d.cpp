@@ -59,8 +59,12 @@ class Head1D final : public Sublayer {
 
 }  // namespace
 
+std::int64_t GptLayout1D::vocab_parts(int world_size, const GptShape&) const {
+  return world_size;
+}
+
 std::string GptLayout1D::why_not(int world_size, const GptShape& shape) const {
-  if (shape.vocab % world_size == 0) return {};
+  if (shape.vocab % vocab_parts(world_size, shape) == 0) return {};
   return fmt::format(
       "{} splits the vocabulary over its {} ranks, so the vocabulary size {} must be divisible "
       "by {}",

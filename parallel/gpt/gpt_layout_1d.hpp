@@ -35,6 +35,7 @@ class GptLayout1D final : public GptLayout {
   /// `sequence_parallel`: the layout of "1d-sp" rather than "1d".
   explicit GptLayout1D(bool sequence_parallel) : sequence_parallel_(sequence_parallel) {}
   std::string why_not(int world_size, const GptShape& shape) const override;
+  std::int64_t vocab_parts(int world_size, const GptShape& shape) const override;
   std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const override;
   GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
                       const TensorMap& parameters) const override;

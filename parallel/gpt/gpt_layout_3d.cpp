@@ -35,6 +35,11 @@ class Head3D final : public Sublayer {
 
 }  // namespace
 
+std::int64_t GptLayout3D::vocab_parts(int world_size, const GptShape&) const {
+  const std::int64_t q = cube_side(world_size);
+  return q * q;
+}
+
 std::string GptLayout3D::why_not(int world_size, const GptShape& shape) const {
   const std::int64_t q = cube_side(world_size);
   if (q == 0 || shape.vocab % (q * q) == 0) return {};

@@ -27,6 +27,7 @@ namespace tplab::gpt {
 class GptLayout3D final : public GptLayout {
  public:
   std::string why_not(int world_size, const GptShape& shape) const override;
+  std::int64_t vocab_parts(int world_size, const GptShape& shape) const override;
   std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const override;
   GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
                       const TensorMap& parameters) const override;

@@ -35,9 +35,13 @@ int GptLayoutMesh::depth_for(int world_size, const GptShape& shape) const {
   return tp2p5d::Scheme2p5D(depth_).depth_for(world_size, shape.block);
 }
 
-std::string GptLayoutMesh::why_not(int world_size, const GptShape& shape) const {
+std::int64_t GptLayoutMesh::vocab_parts(int world_size, const GptShape& shape) const {
   const int d = depth_for(world_size, shape);
-  const int q = d > 0 ? square_root(world_size / d) : 0;
+  return d > 0 ? square_root(world_size / d) : 0;
+}
+
+std::string GptLayoutMesh::why_not(int world_size, const GptShape& shape) const {
+  const std::int64_t q = vocab_parts(world_size, shape);
   if (q == 0 || shape.vocab % q == 0) return {};
   return fmt::format(
       "{} splits the vocabulary over the q = {} ranks of a mesh row and column, so the "

@@ -31,6 +31,7 @@ class GptLayoutMesh final : public GptLayout {
   GptLayoutMesh(bool two_and_a_half, int depth)
       : two_and_a_half_(two_and_a_half), depth_(two_and_a_half ? depth : 1) {}
   std::string why_not(int world_size, const GptShape& shape) const override;
+  std::int64_t vocab_parts(int world_size, const GptShape& shape) const override;
   std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const override;
   GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
                       const TensorMap& parameters) const override;

@@ -1,20 +1,17 @@
 /// @file
-/// GptModel: the parts in order, forward and back, and the SGD update.
+/// GptModel: the parts in order, forward and back.
 #include "gpt/gpt_model.hpp"
-
-#include <fmt/format.h>
-
-#include "core/error.hpp"
 
 namespace tplab::gpt {
 
 GptModel::GptModel(Comm& world, Device& device, const Scheme& scheme, const GptLayout& layout,
-                   const GptShape& shape, TensorMap parameters)
-    : device_(device), parameters_(std::move(parameters)) {
+                   const GptShape& shape, TensorMap parameters, std::int64_t vocab_in_use)
+    : parameters_(std::move(parameters)) {
   validate_gpt(scheme, layout, world.size(), shape);
   parts_ = layout.make_parts(world, device, shape, parameters_);
+  if (vocab_in_use >= 0 && vocab_in_use < shape.vocab) parts_.loss->mask_ids_from(vocab_in_use);
   for (std::int64_t l = 0; l < shape.layers; ++l) {
-    // The block's modules keep handles to these tensors: sgd_step() updates them in place.
+    // The block's modules keep handles to these tensors: the optimizer updates them in place.
     TensorMap block;
     for (std::string_view name : kBlockParameters) {
       block.emplace(std::string(name), parameters_.at(layer_parameter(name, l)));
@@ -63,18 +60,6 @@ TensorMap GptModel::gradients() const {
     }
   }
   return out;
-}
-
-void GptModel::sgd_step(double learning_rate) {
-  const TensorMap grads = gradients();
-  for (auto& [name, parameter] : parameters_) {
-    const auto grad = grads.find(gradient_name(name));
-    check(grad != grads.end(), fmt::format("no gradient for parameter '{}'", name));
-    Tensor step = device_.empty(parameter.extents(), parameter.dtype());
-    device_.copy(grad->second, step);
-    device_.scale(step, -learning_rate);
-    device_.add_inplace(parameter, step);
-  }
 }
 
 }  // namespace tplab::gpt

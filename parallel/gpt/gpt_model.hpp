@@ -1,5 +1,5 @@
 /// @file
-/// GptModel: one rank's part of the tiny GPT, trained with SGD.
+/// GptModel: one rank's part of the tiny GPT.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,8 @@ namespace tplab::gpt {
 
 /// ids -> embedding -> L pre-LN blocks -> final LayerNorm -> LM head -> cross-entropy, each
 /// part as the scheme and its GptLayout split it. Gradients are explicit, as in the blocks:
-/// forward_backward() runs the whole model forward and back, sgd_step() then updates every
-/// shard this rank holds.
+/// forward_backward() runs the whole model forward and back; an optimizer (optim/) then updates
+/// the shards of parameters() from gradients().
 ///
 /// Parameters are named as in the global model: "embedding", "lnf_gamma", "lnf_beta",
 /// "w_head", "b_head", and "layer<l>.<block parameter>" ("layer0.wq"); their gradients
@@ -22,20 +22,19 @@ namespace tplab::gpt {
 class GptModel {
  public:
   /// The model of this rank from its parameter shards (as the scheme's placements and the
-  /// layout's cut them). Collective over `world`.
+  /// layout's cut them). With `vocab_in_use` below shape.vocab, the ids from it on are the
+  /// padding of a vocabulary padded to shape.vocab (padded_vocab), masked out of the loss.
+  /// Collective over `world`.
   GptModel(Comm& world, Device& device, const Scheme& scheme, const GptLayout& layout,
-           const GptShape& shape, TensorMap parameters);
+           const GptShape& shape, TensorMap parameters, std::int64_t vocab_in_use = -1);
 
   /// Forward and backward for the token ids and targets of all m tokens (the same on every
   /// rank). Returns the loss of each token of this rank's logits rows (loss_block().row0 on),
   /// and leaves the gradient of the mean loss in gradients().
   std::vector<double> forward_backward(std::span<const std::int64_t> ids,
                                        std::span<const std::int64_t> targets);
-  /// Plain SGD on every shard: p -= learning_rate * dp. Ranks that hold the same shard hold
-  /// the same gradient bits, so they stay identical.
-  void sgd_step(double learning_rate);
-
-  /// This rank's parameter shards by name.
+  /// This rank's parameter shards by name: handles onto the tensors the modules compute with,
+  /// which an optimizer updates in place.
   const TensorMap& parameters() const { return parameters_; }
   /// This rank's gradient shards by name ("d_embedding", "d_layer0.wq", ...), valid after
   /// forward_backward().
@@ -46,7 +45,6 @@ class GptModel {
   bool counts_loss() const { return parts_.loss->vocab_group().rank() == 0; }
 
  private:
-  Device& device_;
   GptParts parts_;
   std::vector<std::unique_ptr<ParallelModule>> blocks_;
   TensorMap parameters_;

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -22,6 +24,11 @@ std::vector<double> VocabParallelCrossEntropy::forward(const Tensor& logits,
   targets_.assign(targets.begin() + block_.row0, targets.begin() + block_.row0 + block_.rows);
   for (std::int64_t& t : targets_) t -= block_.col0;
   logits_ = logits;
+  const std::int64_t first_padded = vocab_in_use_ - block_.col0;  // in this rank's columns
+  if (vocab_in_use_ >= 0 && first_padded < block_.cols) {
+    device_.fill_columns_from(logits_, std::max<std::int64_t>(first_padded, 0),
+                              -std::numeric_limits<double>::infinity());
+  }
   max_ = device_.empty({block_.rows}, logits.dtype());
   device_.row_max(logits, max_);
   // Blocking, both: each step needs the one before it, and the loss is the end of forward.

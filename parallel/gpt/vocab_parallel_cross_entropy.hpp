@@ -24,6 +24,11 @@ namespace tplab::gpt {
 /// The maximum keeps exp from overflowing; the sum-of-exp and the target logit (which only the
 /// rank owning the target contributes) travel together in one call. The logits never leave
 /// their rank: 2 all-reduces of [rows] and [rows, 2] instead of gathering [rows, V].
+///
+/// A vocabulary padded up to a multiple of its parts (gpt::padded_vocab) has logits for ids no
+/// token has; mask_ids_from(V) sets them to -infinity before the maximum, so they take no
+/// probability (exp(-inf - M) = 0) and get a gradient of exactly 0, and the loss is that of
+/// the unpadded vocabulary.
 class VocabParallelCrossEntropy {
  public:
   /// `logits`: the rows (tokens) and columns (ids) of the [m, V] logits this rank holds;
@@ -36,6 +41,8 @@ class VocabParallelCrossEntropy {
   std::vector<double> forward(const Tensor& logits, std::span<const std::int64_t> targets);
   /// The gradient of the mean loss with respect to this rank's logits.
   Tensor backward();
+  /// Ids from `vocab` on are padding: masked out of the softmax from the next forward on.
+  void mask_ids_from(std::int64_t vocab) { vocab_in_use_ = vocab; }
 
   /// The rows (tokens) and columns (ids) of the logits this rank holds.
   const BlockRange& block() const { return block_; }
@@ -47,6 +54,7 @@ class VocabParallelCrossEntropy {
   Comm& group_;
   BlockRange block_;
   std::int64_t tokens_;
+  std::int64_t vocab_in_use_ = -1;     // the first padded id, or -1: none
   std::vector<std::int64_t> targets_;  // this rank's rows' targets, shifted to its columns
   Tensor logits_, max_, sums_;         // kept for backward
 };

@@ -337,6 +337,33 @@ TEST_P(CudaDeviceTest, VocabularyShardLookupAndCrossEntropy) {
   expect_close(dlogits, "cross_entropy_backward");
 }
 
+TEST_P(CudaDeviceTest, OptimizerOpsAndThePaddingMask) {
+  // the vocabulary's padded columns: exact on every dtype
+  Pair logits = make({37, 70}, 40);
+  const double inf = std::numeric_limits<double>::infinity();
+  cpu.fill_columns_from(logits.cpu, 61, -inf);
+  gpu->fill_columns_from(logits.gpu, 61, -inf);
+  EXPECT_EQ(read(cpu, logits.cpu), read(*gpu, logits.gpu));
+  Pair g = make({4099, 37}, 41);  // more elements than one block's pass
+  const double want = cpu.sum_of_squares(g.cpu), got = gpu->sum_of_squares(g.gpu);
+  EXPECT_NEAR(got, want, 1e-12 * want);  // both in f64 from the same values
+  EXPECT_EQ(got, gpu->sum_of_squares(g.gpu)) << "the same tensor, the same bits";
+  if (GetParam() == DType::bf16) GTEST_SKIP() << "AdamW updates f64 or f32 (master) weights";
+  Pair p = make({37, 70}, 42), m = make({37, 70}, 43, -0.1, 0.1), v = make({37, 70}, 44, 0, 0.01);
+  const AdamWStep step{.learning_rate = 0.01,
+                       .beta1 = 0.9,
+                       .beta2 = 0.95,
+                       .eps = 1e-8,
+                       .weight_decay = 0.1,
+                       .step = 3};
+  Pair grad = make({37, 70}, 45);
+  cpu.adamw_update(p.cpu, grad.cpu, m.cpu, v.cpu, step);
+  gpu->adamw_update(p.gpu, grad.gpu, m.gpu, v.gpu, step);
+  expect_close(p, "adamw_update: p");
+  expect_close(m, "adamw_update: m");
+  expect_close(v, "adamw_update: v");
+}
+
 TEST_P(CudaDeviceTest, RefusesHostTensorsAndMisfits) {
   Pair a = make({4, 4}, 20);
   EXPECT_THROW(gpu->add_inplace(a.gpu, a.cpu), InternalError);

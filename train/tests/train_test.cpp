@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <tuple>
 #include <vector>
 
 #include "attention_scores.hpp"
@@ -113,6 +115,9 @@ class UnshiftedCrossEntropy final : public VocabularyOps {
                               Tensor& dlogits) override {
     cpu_->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
   }
+  void fill_columns_from(Tensor& x, std::int64_t col0, double value) override {
+    cpu_->fill_columns_from(x, col0, value);
+  }
 
  private:
   std::unique_ptr<VocabularyOps> cpu_ = cpu::make_vocabulary_ops();
@@ -204,16 +209,121 @@ TEST(Train, ADroppedVocabularyReductionFailsTheRun) {
   }
 }
 
-TEST(Train, RefusesAVocabularyTheGroupCannotSplit) {
+/// The configuration of the goal: AdamW, clipping at a norm the gradients exceed, and
+/// a vocabulary of 63, which no world size here divides (padded to 64).
+TrainConfig adamw_config(const std::string& scheme, DType dtype) {
+  TrainConfig c = config(scheme, dtype);
+  c.optimizer.kind = OptimizerKind::adamw;
+  c.optimizer.learning_rate = 0.01;
+  c.clip = 1.0;
+  c.shape.vocab = 63;
+  return c;
+}
+
+TEST(Train, AdamWWithClippingAndPaddingAgreesToTwelveDigitsInF64) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
+  CpuDevice device;
+  for (const auto& scheme : schemes_for(world->size())) {
+    TrainConfig c = adamw_config(scheme, DType::f64);
+    c.steps = 50;
+    const TrainResult r = run_training(*world, device, c);
+    EXPECT_TRUE(r.pass) << scheme << ": " << r.replicas_differ << r.padding_touched;
+    EXPECT_LE(r.max_relative_difference, 1e-12) << scheme;
+    EXPECT_LE(r.max_norm_relative_difference, 1e-12) << scheme;
+    EXPECT_EQ(r.padded_vocab, 64) << scheme;
+    EXPECT_TRUE(r.padding_touched.empty()) << r.padding_touched;
+    // the clip was in force (the norm above 1 at the start) and the model still learned
+    EXPECT_GT(r.steps.front().gradient_norm, c.clip) << scheme;
+    EXPECT_LT(r.steps.back().loss, 0.7 * r.steps.front().loss) << scheme;
+    if (world->rank() == 0) {
+      std::printf(
+          "%s adamw clip 1 V=63 (padded to 64), 50 steps: loss %.6f -> %.6f, max "
+          "relative difference %.2e, of the norm %.2e\n",
+          scheme.c_str(), r.steps.front().loss, r.steps.back().loss, r.max_relative_difference,
+          r.max_norm_relative_difference);
+    }
+  }
+}
+
+TEST(Train, AdamWWithClippingAndPaddingAgreesInF32) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
+  CpuDevice device;
+  for (const auto& scheme : schemes_for(world->size())) {
+    const TrainResult r = run_training(*world, device, adamw_config(scheme, DType::f32));
+    EXPECT_TRUE(r.pass) << scheme << ": max relative difference " << r.max_relative_difference
+                        << ", of the norm " << r.max_norm_relative_difference;
+  }
+}
+
+/// The CPU's vocabulary operations with the mask of the padded ids left out: the padded logits
+/// stay 0 and take probability.
+class UnmaskedPadding final : public VocabularyOps {
+ public:
+  void gather_rows(const Tensor& table, std::span<const std::int64_t> ids, Tensor& out) override {
+    cpu_->gather_rows(table, ids, out);
+  }
+  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> ids,
+                        Tensor& table) override {
+    cpu_->scatter_add_rows(src, ids, table);
+  }
+  void row_max(const Tensor& x, Tensor& out) override { cpu_->row_max(x, out); }
+  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
+                          std::span<const std::int64_t> targets, Tensor& sums) override {
+    cpu_->cross_entropy_sums(logits, max, targets, sums);
+  }
+  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
+                              std::span<const std::int64_t> targets, double scale,
+                              Tensor& dlogits) override {
+    cpu_->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
+  }
+  void fill_columns_from(Tensor&, std::int64_t, double) override {}
+
+ private:
+  std::unique_ptr<VocabularyOps> cpu_ = cpu::make_vocabulary_ops();
+};
+
+TEST(Train, PaddedVocabularyTrainsAsTheUnpaddedReferenceAndUnmaskedPaddingFails) {
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() != 4) GTEST_SKIP() << "the case needs 4 ranks";
+  for (const auto& [scheme, vocab, padded] :
+       {std::tuple{"1d", 66, 68}, std::tuple{"2d", 65, 66}, std::tuple{"1d-sp", 61, 64}}) {
+    TrainConfig c = config(scheme, DType::f64);
+    c.shape.vocab = vocab;
+    CpuDevice device;
+    const TrainResult r = run_training(*world, device, c);
+    EXPECT_TRUE(r.pass) << scheme << " V=" << vocab << ": " << r.padding_touched;
+    EXPECT_EQ(r.padded_vocab, padded) << scheme;
+    EXPECT_LE(r.max_relative_difference, 1e-12) << scheme;
+    c.steps = 3;
+    DeviceFamilies families = cpu::make_families();
+    families.vocabulary = std::make_unique<UnmaskedPadding>();
+    CpuDevice unmasked(std::move(families));
+    const TrainResult wrong = run_training(*world, unmasked, c);
+    EXPECT_FALSE(wrong.pass) << scheme << ": padded logits that take probability went unnoticed";
+    EXPECT_GT(wrong.steps.front().relative_difference, 1e-3) << scheme;
+  }
+}
+
+TEST(Train, RefusesBadOptimizerNumbersBeforeAnyCollective) {
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   CpuDevice device;
-  TrainConfig c = config("1d", DType::f64);
-  c.shape.vocab = 66;
-  EXPECT_THROW(run_training(*world, device, c), UsageError);
-  c = config("2d", DType::f64);
-  c.shape.vocab = 65;
-  EXPECT_THROW(run_training(*world, device, c), UsageError);
+  const double nan = std::nan("");
+  const auto refused = [&](const std::function<void(TrainConfig&)>& change) {
+    TrainConfig c = adamw_config("1d", DType::f64);
+    change(c);
+    EXPECT_THROW(validate_training(2, c), UsageError);
+  };
+  refused([](TrainConfig& c) { c.clip = -1; });
+  refused([&](TrainConfig& c) { c.clip = nan; });
+  refused([](TrainConfig& c) { c.optimizer.beta1 = 1.0; });
+  refused([](TrainConfig& c) { c.optimizer.beta2 = -0.1; });
+  refused([&](TrainConfig& c) { c.optimizer.beta2 = nan; });
+  refused([](TrainConfig& c) { c.optimizer.eps = 0; });
+  refused([](TrainConfig& c) { c.optimizer.weight_decay = -0.1; });
+  refused([](TrainConfig& c) { c.optimizer.learning_rate = 0; });
+  EXPECT_EQ(world->counters().snapshot().size(), 0u);
 }
 
 }  // namespace

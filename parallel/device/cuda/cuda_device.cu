@@ -128,6 +128,7 @@ DeviceFamilies cuda_families(const std::shared_ptr<CudaDevice::State>& state) {
       .heads = cuda::make_heads_ops(state),
       .layernorm = cuda::make_layernorm_ops(state),
       .vocabulary = cuda::make_vocabulary_ops(state),
+      .optimizer = cuda::make_optimizer_ops(state),
   };
 }
 

@@ -25,6 +25,9 @@ std::unique_ptr<LayerNormOps> make_layernorm_ops();
 /// Embedding rows and cross-entropy of a vocabulary shard (GPT only).
 std::unique_ptr<VocabularyOps> make_vocabulary_ops();
 
+/// Gradient norms and AdamW, element by element (training only).
+std::unique_ptr<OptimizerOps> make_optimizer_ops();
+
 /// The CPU object of every family: what CpuDevice is made with.
 DeviceFamilies make_families();
 

@@ -29,4 +29,7 @@ std::unique_ptr<LayerNormOps> make_layernorm_ops(SharedState state);
 /// Embedding rows and cross-entropy of a vocabulary shard (GPT only).
 std::unique_ptr<VocabularyOps> make_vocabulary_ops(SharedState state);
 
+/// Gradient norms and AdamW (training only).
+std::unique_ptr<OptimizerOps> make_optimizer_ops(SharedState state);
+
 }  // namespace tplab::cuda

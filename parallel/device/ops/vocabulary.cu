@@ -103,6 +103,15 @@ __global__ void cross_entropy_backward_kernel(const T* logits, const T* max, con
   }
 }
 
+/// x[r, c] = value for c >= col0; one warp per row.
+template <typename T>
+__global__ void fill_columns_from_kernel(T* x, std::int64_t rows, std::int64_t cols,
+                                         std::int64_t col0, Acc<T> value) {
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;
+  for (std::int64_t c = col0 + lane(); c < cols; c += kWarpSize) x[r * cols + c] = narrow<T>(value);
+}
+
 // ---- launchers -------------------------------------------------------------------------------
 
 namespace {
@@ -154,8 +163,8 @@ class CudaVocabulary final : public VocabularyOps {
     const Launch l = row_launch(x.rows());
     if (l.blocks == 0) return;
     dispatch(x.dtype(), [&]<typename T>() {
-      row_max_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-          typed<T>(x), typed<T>(out), x.rows(), x.cols());
+      row_max_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(typed<T>(x), typed<T>(out),
+                                                                      x.rows(), x.cols());
     });
     state_->after_launch("row_max_kernel");
   }
@@ -187,10 +196,25 @@ class CudaVocabulary final : public VocabularyOps {
     const DeviceIndices t(targets, state_->stream);
     dispatch(logits.dtype(), [&]<typename T>() {
       cross_entropy_backward_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-          typed<T>(logits), typed<T>(max), typed<T>(sums), t.get(),
-          static_cast<Acc<T>>(scale), typed<T>(dlogits), logits.rows(), logits.cols());
+          typed<T>(logits), typed<T>(max), typed<T>(sums), t.get(), static_cast<Acc<T>>(scale),
+          typed<T>(dlogits), logits.rows(), logits.cols());
     });
     state_->after_launch("cross_entropy_backward_kernel");
+  }
+
+  void fill_columns_from(Tensor& x, std::int64_t col0, double value) override {
+    require_on_device("fill_columns_from", x);
+    if (col0 < 0 || col0 > x.cols()) {
+      throw InternalError("CudaDevice::fill_columns_from: column " + std::to_string(col0) + " of " +
+                          to_string(x.extents()));
+    }
+    const Launch l = row_launch(x.rows());
+    if (l.blocks == 0 || col0 == x.cols()) return;
+    dispatch(x.dtype(), [&]<typename T>() {
+      fill_columns_from_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
+          typed<T>(x), x.rows(), x.cols(), col0, static_cast<Acc<T>>(value));
+    });
+    state_->after_launch("fill_columns_from_kernel");
   }
 
  private:

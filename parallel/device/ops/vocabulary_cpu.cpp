@@ -91,6 +91,14 @@ class CpuVocabulary final : public VocabularyOps {
       }
     });
   }
+
+  void fill_columns_from(Tensor& x, std::int64_t col0, double value) override {
+    require(col0 >= 0 && col0 <= x.cols(), "fill_columns_from",
+            fmt::format("column {} of {}", col0, to_string(x.extents())));
+    dispatch(x.dtype(), [&]<typename T>() {
+      rows<T>(x).rightCols(x.cols() - col0).setConstant(static_cast<T>(value));
+    });
+  }
 };
 
 }  // namespace
