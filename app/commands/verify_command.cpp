@@ -57,7 +57,8 @@ constexpr std::string_view kVerifyDescription =
     "mid-sequence (1d-sp, 3D), the block on the second shape below, overlap off and on. Without "
     "--dp and "
     "--np, also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas (--dp 2), overlap "
-    "off.";
+    "off, without the large scores (replicas change nothing before the gradients' reduction: "
+    "the runs without them check the softmax).";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -69,6 +70,7 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   bool exact = false;
   bool check_finite = false;
+  bool large_scores = true;  ///< the block with scores past exp's overflow point too
   int depth = 0;
   bool regather = false;
   std::string overlap = "both";
@@ -119,12 +121,12 @@ bool cuts_mid_sequence(const VerifyOptions& o, const std::string& scheme, int wo
 /// the block and the exact linear pair (or the exact one alone with --exact), each with overlap
 /// off and on (or as --overlap says), and the block with attention scores past exp's overflow
 /// point (RunConfig::large_scores; f64 and f32, with the first overlap setting only: the
-/// softmax is the same code either way). bf16 has no exact run: it holds integers exactly only
-/// up to 256, and the exact check's sums are larger. The f64 block draws x around a large
-/// common offset (Values::shifted) when h >= kShiftedInputMinHidden: f64's tolerance is tight
-/// enough to see a LayerNorm whose variance cancels there, while f32 keeps the centred inputs
-/// its tolerance was measured with. Without --shape, where this scheme's token shards start
-/// mid-sequence on kMidSequenceShape, the block there too, every dtype and overlap.
+/// softmax is the same code either way; left out with --no-large-scores). bf16 has no exact run: it
+/// holds integers exactly only up to 256, and the exact check's sums are larger. The f64 block
+/// draws x around a large common offset (Values::shifted) when h >= kShiftedInputMinHidden: f64's
+/// tolerance is tight enough to see a LayerNorm whose variance cancels there, while f32 keeps the
+/// centred inputs its tolerance was measured with. Without --shape, where this scheme's token
+/// shards start mid-sequence on kMidSequenceShape, the block there too, every dtype and overlap.
 std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std::string& scheme,
                                               int world_size) {
   std::vector<verify::RunConfig> runs;
@@ -142,7 +144,9 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
       if ((o.exact && !exact) || (exact && dtype == DType::bf16)) continue;
       for (bool with_overlap : o.overlaps()) add(shape, dtype, exact, false, with_overlap);
     }
-    if (!o.exact && dtype != DType::bf16) add(shape, dtype, false, true, o.overlaps().front());
+    if (!o.exact && dtype != DType::bf16 && o.large_scores) {
+      add(shape, dtype, false, true, o.overlaps().front());
+    }
   }
   const BlockShape mid = parse_block_shape(kMidSequenceShape);
   if (o.shape.empty() && !o.exact && cuts_mid_sequence(o, scheme, world_size, mid)) {
@@ -224,6 +228,7 @@ void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchP
     // The replicas' reduction runs after backward either way: the started path is the
     // scheme's own, checked without replicas.
     job.overrides.push_back({"--overlap", {"off"}});
+    job.overrides.push_back({"--large-scores", {"false"}});
     plan.jobs.push_back(std::move(job));
   }
 }
@@ -353,6 +358,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
+  cmd->add_flag("--large-scores,!--no-large-scores", o->large_scores,
+                "also the block with attention scores past exp's overflow point (the default; "
+                "--no-large-scores leaves it out)");
   cmd->add_flag("--check-finite", o->check_finite,
                 "check every stage of the block for NaN or Inf and report the first that has one");
   cmd->add_option("--depth", o->depth,

@@ -71,12 +71,20 @@ def main():
         if key[2] > 1 and sorted(overlaps) == [False]:
             expected = [False]  # the default's replicas run with overlap off only
         assert sorted(overlaps) == expected, f"{key} ran with overlap {overlaps}"
+    # Every block with scores past the overflow point too, but the default's replicas (overlap
+    # off only, --no-large-scores): the same scheme runs them without replicas.
     blocks = {(r["scheme"], r["np"], r["dp"], r["dtype"]) for r in runs
               if not r["exact"] and r["dtype"] in ("f64", "f32")}
     for key in blocks:
-        assert any(r["large_scores"] for r in runs
-                   if (r["scheme"], r["np"], r["dp"], r["dtype"]) == key), \
-            f"{key}: no run with scores past the overflow point"
+        large = any(r["large_scores"] for r in runs
+                    if (r["scheme"], r["np"], r["dp"], r["dtype"]) == key)
+        default_replicas = key[2] > 1 and all(
+            not r["overlap"] for r in runs if (r["scheme"], r["np"], r["dp"]) == key[:3])
+        assert large or default_replicas, f"{key}: no run with scores past the overflow point"
+        if default_replicas:
+            assert any(r["large_scores"] for r in runs
+                       if (r["scheme"], r["dp"], r["dtype"]) == (key[0], 1, key[3])), \
+                f"{key}: no run of {key[0]} without replicas with scores past the overflow point"
     if len(sys.argv) > 2:
         missing = set(sys.argv[2].split(",")) - {run["scheme"] for run in runs}
         assert not missing, f"no runs of {sorted(missing)}"
