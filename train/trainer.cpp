@@ -200,6 +200,12 @@ void validate_optimizer(const TrainConfig& config) {
     throw UsageError(
         fmt::format("--weight-decay {}: the weight decay must be 0 or more", o.weight_decay));
   }
+  if (!(o.learning_rate * o.weight_decay < 1)) {
+    throw UsageError(fmt::format(
+        "--weight-decay {} with --lr {}: each step multiplies every matrix by 1 - lr x weight "
+        "decay = {:g}; lr x weight decay must be below 1",
+        o.weight_decay, o.learning_rate, 1 - o.learning_rate * o.weight_decay));
+  }
 }
 
 /// The shape of the parallel model: V padded on one replica's ranks.

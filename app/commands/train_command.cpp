@@ -77,6 +77,17 @@ std::string default_world_sizes_help() {
   return text;
 }
 
+/// Refuses AdamW's options beside --optimizer sgd, which would ignore them.
+void refuse_unused_options(const CLI::App& command, const TrainOptions& o) {
+  if (parse_optimizer(o.optimizer) != OptimizerKind::sgd) return;
+  for (const char* name : {"--beta1", "--beta2", "--eps", "--weight-decay"}) {
+    if (command.count(name) > 0) {
+      throw UsageError(
+          fmt::format("{} is AdamW's: SGD has no such number (add --optimizer adamw)", name));
+    }
+  }
+}
+
 train::TrainConfig make_config(const TrainOptions& o) {
   train::TrainConfig c;
   c.scheme = o.scheme;
@@ -290,6 +301,7 @@ void print_cut_short(const SeriesResult& series, const nlohmann::json& document,
 }
 
 int drive(const CLI::App& command, const TrainOptions& o) {
+  refuse_unused_options(command, o);
   const int np = o.np != 0 ? o.np : o.data_parallel.dp * default_world_size(o.scheme);
   if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
   const train::TrainConfig config = make_config(o);
@@ -355,10 +367,12 @@ void add_train_command(CLI::App& app, int& exit_code) {
                      "of your own)");
   run_over_mpi(
       *cmd, exit_code,
-      [o] {
+      [o, cmd] {
         const std::vector<int> np = o->np == 0 ? std::vector<int>{} : std::vector<int>{o->np};
-        return run_in_world(WorldSetup::for_job(np, o->launch.json),
-                            [&](World& w) { return train_in_world(*o, w); });
+        return run_in_world(WorldSetup::for_job(np, o->launch.json), [&](World& w) {
+          refuse_unused_options(*cmd, *o);
+          return train_in_world(*o, w);
+        });
       },
       [o, cmd] { return drive(*cmd, *o); });
 }

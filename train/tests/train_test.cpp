@@ -322,6 +322,7 @@ TEST(Train, RefusesBadOptimizerNumbersBeforeAnyCollective) {
   refused([&](TrainConfig& c) { c.optimizer.beta2 = nan; });
   refused([](TrainConfig& c) { c.optimizer.eps = 0; });
   refused([](TrainConfig& c) { c.optimizer.weight_decay = -0.1; });
+  refused([](TrainConfig& c) { c.optimizer.weight_decay = 100; });  // lr x wd = 1: p -> 0
   refused([](TrainConfig& c) { c.optimizer.learning_rate = 0; });
   EXPECT_EQ(world->counters().snapshot().size(), 0u);
 }
