@@ -79,7 +79,7 @@ ReferenceStep ReferenceTraining::step(const Batch& batch) {
   const ReferenceStep out{r.loss, std::sqrt(squares)};
   if (model_->clip > 0) {
     const double coefficient = model_->clip / (out.gradient_norm + 1e-6);
-    if (coefficient < 1.0) {
+    if (!(coefficient >= 1.0)) {  // a NaN norm makes every gradient NaN
       for (auto& g : grads) g *= coefficient;
     }
   }

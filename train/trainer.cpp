@@ -256,7 +256,11 @@ double training_bytes_per_rank(const TrainConfig& config) {
   // the embedding and the head with their gradients (4 V h), the logits, probabilities and
   // their gradient (3 m V), in f64
   const double vocabulary = 8.0 * (4.0 * v * h + 3.0 * m * v);
-  const double reference = layers * verify::verify_bytes_per_rank(shape.block) + vocabulary;
+  // AdamW's two moments of every parameter, in f64: 12 h^2 + 13 h a block, 2 V h + V + 2 h
+  const double parameters = layers * (12.0 * h * h + 13.0 * h) + 2.0 * v * h + v + 2.0 * h;
+  const double moments = config.optimizer.kind == OptimizerKind::adamw ? 16.0 * parameters : 0;
+  const double reference =
+      layers * verify::verify_bytes_per_rank(shape.block) + vocabulary + moments;
   return 2.0 * reference;
 }
 

@@ -80,7 +80,8 @@ void validate_training(int world_size, const TrainConfig& config);
 
 /// Bytes one rank of a training run needs, about: every rank trains the reference in f64
 /// beside its shards of the parallel model (at most as large again): per block what verify's
-/// rank holds (verify_bytes_per_rank), and the embedding, LM head, logits and their gradients.
+/// rank holds (verify_bytes_per_rank), and the embedding, LM head, logits and their gradients,
+/// and with AdamW the two moments of every parameter.
 double training_bytes_per_rank(const TrainConfig& config);
 
 /// The vocabulary of a training's parallel model.

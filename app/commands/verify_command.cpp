@@ -196,12 +196,13 @@ JobPlan verify_job(const VerifyOptions& o, const std::string& scheme, int np, in
   return job;
 }
 
-/// The caller's options as the job runs them: its --dp and --overlap.
+/// The caller's options as the job runs them: its --dp, --overlap and --large-scores.
 VerifyOptions job_options(const VerifyOptions& o, const JobPlan& job) {
   VerifyOptions in_job = o;
   for (const ArgumentOverride& a : job.overrides) {
     if (a.option == "--dp") in_job.data_parallel.dp = std::stoi(a.values.front());
     if (a.option == "--overlap") in_job.overlap = a.values.front();
+    if (a.option == "--large-scores") in_job.large_scores = a.values.front() != "false";
   }
   return in_job;
 }

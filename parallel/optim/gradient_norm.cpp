@@ -38,6 +38,7 @@ double global_gradient_norm(Comm& world, Device& device, const TensorMap& counte
 }
 
 double clip_coefficient(double norm, double max_norm) {
+  if (std::isnan(norm)) return norm;  // a NaN gradient stays NaN, as in PyTorch
   const double coefficient = max_norm / (norm + 1e-6);
   return coefficient < 1.0 ? coefficient : 1.0;
 }

@@ -27,7 +27,7 @@ double global_gradient_norm(Comm& world, Device& device, const TensorMap& counte
 
 /// The factor that clips a gradient of norm `norm` to at most `max_norm`:
 /// max_norm / (norm + 1e-6) when that is below 1, else 1 (torch.nn.utils.clip_grad_norm_ and
-/// Megatron-LM's clip_grad_norm).
+/// Megatron-LM's clip_grad_norm); NaN for a NaN norm, so that clipping never hides one.
 double clip_coefficient(double norm, double max_norm);
 
 /// Multiplies every gradient of `gradients` by `coefficient` (nothing when it is 1).

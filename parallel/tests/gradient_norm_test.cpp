@@ -82,8 +82,9 @@ TEST(GradientNorm, CountingEveryRanksShardsIsWrongWhenAnythingRepeats) {
 
 TEST(GradientNorm, TheClipCoefficientLimitsTheNorm) {
   EXPECT_EQ(clip_coefficient(0.5, 1.0), 1.0);  // below the limit: untouched
-  EXPECT_NEAR(clip_coefficient(4.0, 1.0), 0.25, 1e-7);
+  EXPECT_DOUBLE_EQ(clip_coefficient(4.0, 1.0), 1.0 / (4.0 + 1e-6));
   EXPECT_EQ(clip_coefficient(0.0, 1.0), 1.0);
+  EXPECT_TRUE(std::isnan(clip_coefficient(std::nan(""), 1.0))) << "a NaN norm must not pass";
 }
 
 }  // namespace

@@ -303,6 +303,7 @@ TEST(Train, PaddedVocabularyTrainsAsTheUnpaddedReferenceAndUnmaskedPaddingFails)
     const TrainResult wrong = run_training(*world, unmasked, c);
     EXPECT_FALSE(wrong.pass) << scheme << ": padded logits that take probability went unnoticed";
     EXPECT_GT(wrong.steps.front().relative_difference, 1e-3) << scheme;
+    EXPECT_FALSE(wrong.padding_touched.empty()) << scheme << ": the padded ids took gradient";
   }
 }
 
