@@ -162,8 +162,9 @@ void record_step(StepRecord record, TrainResult& result) {
   record.relative_difference = relative_difference(record.loss, record.reference_loss);
   keep_largest(result.max_relative_difference, record.relative_difference);
   if (result.config.clip > 0) {
-    keep_largest(result.max_norm_relative_difference,
-                 relative_difference(record.gradient_norm, record.reference_gradient_norm));
+    record.norm_relative_difference =
+        relative_difference(record.gradient_norm, record.reference_gradient_norm);
+    keep_largest(result.max_norm_relative_difference, record.norm_relative_difference);
   }
   result.steps.push_back(record);
 }
@@ -256,8 +257,14 @@ double training_bytes_per_rank(const TrainConfig& config) {
   // the embedding and the head with their gradients (4 V h), the logits, probabilities and
   // their gradient (3 m V), in f64
   const double vocabulary = 8.0 * (4.0 * v * h + 3.0 * m * v);
-  // AdamW's two moments of every parameter, in f64: 12 h^2 + 13 h a block, 2 V h + V + 2 h
-  const double parameters = layers * (12.0 * h * h + 13.0 * h) + 2.0 * v * h + v + 2.0 * h;
+  // AdamW's two moments of every parameter, in f64
+  double parameters = 0;
+  for (std::string_view p : kBlockParameters) {
+    parameters += layers * static_cast<double>(element_count(global_extents(p, shape.block)));
+  }
+  for (std::string_view p : gpt::kModelParameters) {
+    parameters += static_cast<double>(element_count(gpt::gpt_extents(p, shape)));
+  }
   const double moments = config.optimizer.kind == OptimizerKind::adamw ? 16.0 * parameters : 0;
   const double reference =
       layers * verify::verify_bytes_per_rank(shape.block) + vocabulary + moments;

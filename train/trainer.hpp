@@ -45,7 +45,8 @@ struct StepRecord {
   double relative_difference = 0;      ///< |loss - reference| / |reference|
   double gradient_norm = 0;            ///< the global gradient norm before clipping (with --clip)
   double reference_gradient_norm = 0;  ///< the reference's (with --clip)
-  double seconds = 0;                  ///< forward, backward and update, on the slowest rank
+  double norm_relative_difference = 0;  ///< |norm - reference| / |reference| (with --clip)
+  double seconds = 0;                   ///< forward, backward and update, on the slowest rank
   double comm_seconds = 0;       ///< of which inside collectives, on the rank that spent most there
   double tokens_per_second = 0;  ///< m / seconds
 };
