@@ -483,7 +483,7 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
 }
 
 /// Every job's runs with the efficiencies the runs so far give.
-nlohmann::json document_of(const SeriesResult& so_far) {
+nlohmann::json scaling_document(const SeriesResult& so_far) {
   nlohmann::json runs = so_far.runs;
   add_efficiency(runs);
   add_data_parallel_efficiency(runs);
@@ -494,9 +494,10 @@ int drive_scaling(const CLI::App& command, const ScalingOptions& o) {
   std::vector<std::string> skipped;
   const std::vector<Planned> planned = plan(o, skipped);
   for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
-  const SeriesResult series = launch_jobs(command, o.launch, plan_jobs(o, planned), document_of);
+  const SeriesResult series =
+      launch_jobs(command, o.launch, plan_jobs(o, planned), scaling_document);
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (!series.runs.empty()) print_table(document_of(series)["runs"], o.reference);
+  if (!series.runs.empty()) print_table(scaling_document(series)["runs"], o.reference);
   return exit_code_of(series, !series.runs.empty());
 }
 

@@ -23,7 +23,7 @@ namespace {
 /// Every scheme can split the default at its default world size: 4 sequences and 4 heads
 /// divide by 2 (1D's t, 2D's and 3D's q) and 4 (2.5D's d*q at q = 2, d = 2); 64 tokens and
 /// hidden 32 by 4 (3D's q^2); the vocabulary of 64 by 4.
-constexpr std::string_view kDefaultShape = "4,16,32,4";
+constexpr std::string_view kDefaultGptShape = "4,16,32,4";
 
 /// About what train's --json holds besides its steps (the configuration, hashes, hosts), and
 /// for each step (its seven numbers, written out in full).
@@ -35,7 +35,7 @@ struct TrainOptions {
   int np = 0;
   std::int64_t steps = 30;
   std::string dtype = "f64";
-  std::string shape = std::string(kDefaultShape);
+  std::string shape = std::string(kDefaultGptShape);
   std::int64_t vocab = 64;
   std::int64_t layers = 2;
   std::string optimizer = "sgd";
@@ -276,7 +276,7 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
 
 /// The --json of a training: the job's record, with the verdict and the failure when the job
 /// ended without one.
-nlohmann::json document_of(const SeriesResult& series) {
+nlohmann::json training_document(const SeriesResult& series) {
   nlohmann::json document = series.runs.empty() ? nlohmann::json::object() : series.runs[0];
   document["pass"] = series.failures.empty() && document.value("pass", false);
   document["failures"] = nlohmann::json::array();
@@ -312,8 +312,8 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   plan.tensors = "every rank trains the reference in f64 beside its shards";
   plan.smaller = "a smaller --shape, --vocab or --layers";
   plan.result_bytes = kTrainRecordBytes + kTrainStepBytes * static_cast<std::uintmax_t>(o.steps);
-  const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
-  const nlohmann::json document = document_of(series);
+  const SeriesResult series = launch_jobs(command, o.launch, plan, training_document);
+  const nlohmann::json document = training_document(series);
   if (!series.failures.empty()) print_cut_short(series, document, o);
   return exit_code_of(series, document["pass"].get<bool>());
 }

@@ -28,7 +28,7 @@ namespace {
 /// heads divide by 1, 2, 3 and 4 (whole sequences and heads per rank); 72 tokens and hidden 72
 /// divide by 4 and 9 (3D's q^2 at q = 2 and 3; at q = 3 a rank's 8 tokens cut 6-token
 /// sequences, which 3D's attention handles by gathering keys and values).
-constexpr std::string_view kDefaultShape = "12,6,72,12";
+constexpr std::string_view kDefaultBlockShape = "12,6,72,12";
 /// A shape whose token shards start mid-sequence wherever a scheme cuts tokens: 3 sequences of
 /// 12 make 36 tokens, 18 and 9 a rank for 1d-sp at 2 and 4 ranks, blocks of 9 for 3D at q = 2
 /// and of 4, shorter than a sequence and three inside each, at q = 3. (2D and 2.5D give each
@@ -100,9 +100,9 @@ void validate_backend(const VerifyOptions& o) {
   }
 }
 
-/// The shape runs use: --shape, or kDefaultShape.
+/// The shape runs use: --shape, or kDefaultBlockShape.
 BlockShape main_shape(const VerifyOptions& o) {
-  return parse_block_shape(o.shape.empty() ? kDefaultShape : o.shape);
+  return parse_block_shape(o.shape.empty() ? kDefaultBlockShape : o.shape);
 }
 
 /// True when some rank's token shard of x starts inside a sequence.
@@ -353,7 +353,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--shape", o->shape,
                   fmt::format("global shape b,s,h,heads (default: {}, and {} for the schemes and "
                               "world sizes whose token shards start mid-sequence there)",
-                              kDefaultShape, kMidSequenceShape));
+                              kDefaultBlockShape, kMidSequenceShape));
   cmd->add_option("--seed", o->seed, "seed of inputs and weights")
       ->check(seed_check())
       ->capture_default_str();

@@ -47,7 +47,8 @@ LessonInfo parse_lesson(const std::filesystem::path& dir) {
                j.value("title", ""),
                j.value("goal", ""),
                j.value("world_sizes", std::vector<int>{}),
-               {}};
+               {},
+               j.value("kind", "") == "bug hunt"};
   for (std::size_t k = 0; k < j["hints"].size(); ++k) {
     l.hints.push_back(parse_hint(j["hints"][k], spec, k));
   }

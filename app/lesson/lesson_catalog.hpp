@@ -33,6 +33,9 @@ struct LessonInfo {
   std::vector<int> world_sizes;
   /// The hints `lesson hint` gives, one at a time.
   std::vector<LessonHint> hints;
+  /// Whether the exercise ships runnable with bugs in it rather than with TODOs (lesson.json's
+  /// "kind": "bug hunt"): untouched, it is wrong, not "not started".
+  bool bug_hunt = false;
 
   /// "lesson_01": the CMake target of the exercise (the solution's adds "_solution").
   std::string target() const;

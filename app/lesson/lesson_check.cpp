@@ -13,14 +13,13 @@
 
 #include "compiler_messages.hpp"
 #include "core/error.hpp"
+#include "lesson_paths.hpp"
 #include "lessons/common/lesson_environment.hpp"
 #include "safe_output.hpp"
 #include "sha256.hpp"
 
 namespace tplab::app {
 namespace {
-
-const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
 
 /// Builds `target` in the build tree; returns nothing when it built, else the compiler's and
 /// the link fence's messages (compiler_messages: never the build tool's command lines).

@@ -20,6 +20,7 @@
 #include "lesson_catalog.hpp"
 #include "lesson_check.hpp"
 #include "lesson_grade.hpp"
+#include "lesson_paths.hpp"
 #include "lesson_progress.hpp"
 #include "lesson_submissions.hpp"
 #include "mpi_launch.hpp"
@@ -29,9 +30,6 @@
 
 namespace tplab::app {
 namespace {
-
-const std::filesystem::path kSourceDir = TPLAB_SOURCE_DIR;
-const std::filesystem::path kBinaryDir = TPLAB_BINARY_DIR;
 
 struct LessonOptions {
   int number = -1;
@@ -110,7 +108,8 @@ void print_lesson(const LessonInfo& l) {
   fmt::print("lesson {:02d}: {}\n\n{}\n\n", l.number, l.title, l.goal);
   fmt::print("  read:     {}   (./tplab lesson show {} --readme)\n", (l.dir / "README.md").string(),
              l.number);
-  fmt::print("  edit:     {}\n", (l.dir / "exercise.cpp").string());
+  fmt::print("  edit:     {}{}\n", (l.dir / "exercise.cpp").string(),
+             l.bug_hunt ? "   (it runs as shipped, bugs and all: nothing in it is a TODO)" : "");
   fmt::print("  check:    ./tplab lesson check {}   (runs on {} ranks)\n", l.number,
              fmt::join(l.world_sizes, ", "));
   fmt::print("  stuck:    ./tplab lesson hint {}\n", l.number);

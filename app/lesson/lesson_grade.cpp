@@ -11,12 +11,11 @@
 #include <tuple>
 
 #include "lesson_check.hpp"
+#include "lesson_paths.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
-
-const std::filesystem::path kSourceDir = TPLAB_SOURCE_DIR;
 
 /// The compiler's messages kept in a grade: enough for the first errors.
 constexpr std::size_t kCompilerOutputKept = 4000;
@@ -225,6 +224,19 @@ void score_tensor(TensorGrade& t, const LessonInfo& l, const LessonRun& run, int
   t.pass = compared && !failed;
 }
 
+/// The tests of lesson `l` as the library's solution names them. They are the same for every
+/// submission, so the solution's check runs once per lesson in a grade, however many students
+/// of a class (--submissions) did not pass it.
+const std::vector<TensorGrade>& solution_tests(const LessonInfo& l, int timeout_seconds) {
+  static std::map<int, std::vector<TensorGrade>> named;  // by lesson number
+  if (const auto found = named.find(l.number); found != named.end()) return found->second;
+  fmt::print("\n(the library's solution, run to name every test of lesson {:02d})\n", l.number);
+  CheckRequest request;
+  request.solution = true;
+  request.timeout_seconds = timeout_seconds;
+  return named.emplace(l.number, tensors_of(check_lesson(l, request))).first->second;
+}
+
 /// The tests of lesson `l`: one per tensor its check compares, the same whatever state the
 /// exercise is in. A check whose every part passed met every tensor, and names them itself;
 /// for any other (a part not started, one that ended on an error before its last report, a job
@@ -236,14 +248,7 @@ std::vector<TensorGrade> lesson_tests(const LessonInfo& l, const LessonRun& run,
   const bool complete =
       run.outcome == LessonRun::Outcome::checked && run.summary.state == LessonState::passed;
   std::vector<TensorGrade> tests;
-  if (!complete && !solution) {
-    fmt::print("\n(the library's solution, run to name every test of lesson {:02d})\n", l.number);
-    CheckRequest request;
-    request.solution = true;
-    request.timeout_seconds = timeout_seconds;
-    const LessonRun reference = check_lesson(l, request);
-    tests = tensors_of(reference);
-  }
+  if (!complete && !solution) tests = solution_tests(l, timeout_seconds);
   for (TensorGrade& t : tensors_of(run)) {  // a tensor the solution did not report, if any
     if (std::none_of(tests.begin(), tests.end(),
                      [&](const TensorGrade& s) { return s.key == t.key; })) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "json_text.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
@@ -19,11 +20,6 @@ std::string key(int lesson) {
 nlohmann::json parse_or_empty(const std::string& text) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   return j.is_object() ? j : nlohmann::json::object();
-}
-
-std::string text_or_empty(const nlohmann::json& j, const char* name) {
-  const auto it = j.find(name);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 /// An entry of an older version: {"progress": "passed" | "wrong" | "not started"}.

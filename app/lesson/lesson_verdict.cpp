@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "json_text.hpp"
+
 namespace tplab::app {
 namespace {
 
@@ -21,11 +23,6 @@ std::string first_failed_in_reports(const nlohmann::json& document) {
     }
   }
   return {};
-}
-
-std::string text_or_empty(const nlohmann::json& document, const char* key) {
-  const auto it = document.find(key);
-  return it != document.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 /// "1, 2, 4 ranks", "1 rank".
