@@ -5,7 +5,8 @@
 #   1. every lesson's solution grades full marks: each check's tensors are scored consistently
 #      with its verdict (lesson 10, for one, compares some only at 8 ranks);
 #   2. with a progress file ($TPLAB_LESSON_PROGRESS) that claims every lesson passed (a link to
-#      a learner's edit), the untouched exercises of every lesson grade 0, "not started", each
+#      a learner's edit), the untouched exercises of every lesson grade 0, "not started" (a bug
+#      hunt's, which runs with its bugs in, "wrong"), each
 #      with the SHA-256 of the exercise and checker it checked, and with the very tests of the
 #      solutions (names free of world sizes, numbers, points), each scored 0;
 #   3. lesson 01's exercise made half right (the library's answer with the gather left out)
@@ -59,9 +60,16 @@ printf '%s\n' "$claims" >"$saved/claims.json"
 ln -s "$saved/claims.json" "$progress"
 grade untouched
 # Every lesson not started, each with all its tests at 0 (this is the walk through every
-# untouched exercise: no test of its own checks each one again).
+# untouched exercise: no test of its own checks each one again); a lesson whose lesson.json says
+# "kind": "bug hunt" ships an exercise that runs with its bugs in, so untouched it is wrong.
 untouched=()
-for n in $numbers; do untouched+=("$(printf '%02d' "$((10#$n))")=not started:0"); done
+for n in $numbers; do
+  kind=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("kind", ""))' \
+    "$source_dir"/lessons/"$n"-*/lesson.json)
+  verdict="not started"
+  [[ $kind == "bug hunt" ]] && verdict=wrong
+  untouched+=("$(printf '%02d' "$((10#$n))")=$verdict:0")
+done
 "${check[@]}" "$out/untouched.json" "$source_dir" 0 "${untouched[@]}" \
   "tests=$out/solution.json" || fail "the untouched exercises' grades"
 [[ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["extra_data"]["lessons"]))' \
