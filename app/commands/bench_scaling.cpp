@@ -10,6 +10,7 @@
 #include "bench_commands.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
+#include "fma_peak.hpp"
 #include "harness.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "mpi_command.hpp"
@@ -351,17 +352,17 @@ void print_legend(bool any_contended, bool any_oversubscribed, bool data_paralle
 
 /// One line per run: the table's rows.
 void print_rows(const nlohmann::json& runs) {
-  fmt::print("\n{:=<137}\n", "");
+  fmt::print("\n{:=<143}\n", "");
   fmt::print(
-      "  {:<6} {:<6} {:>3} {:>2} {:<8} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>9} {:>5} "
-      "{:>9} {:>5}  {}\n",
+      "  {:<6} {:<6} {:>3} {:>2} {:<8} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>5} {:>9} "
+      "{:>5} {:>9} {:>5}  {}\n",
       "scheme", "mode", "np", "dp", "grid", "shape b,s,h,n", "step ms", "(min - max)", "comm ms",
-      "comm", "MiB/rank", "GFLOP/s", "tokens/s", "eff", "peak MiB", "cpu", "");
+      "comm", "MiB/rank", "GFLOP/s", "MFU", "tokens/s", "eff", "peak MiB", "cpu", "");
   for (const auto& r : runs) {
     const bool over = r["oversubscribed"].get<bool>();
     fmt::print(
         "  {:<6} {:<6} {:>3} {:>2} {:<8} {:<16} {:>9.1f} {:>17} {:>8.1f} {:>5.0f}% {:>9.2f} "
-        "{:>8.1f} {:>9.0f} {:>5.2f} {:>9.0f} {:>5.2f}  {}\n",
+        "{:>8.1f} {:>4.1f}% {:>9.0f} {:>5.2f} {:>9.0f} {:>5.2f}  {}\n",
         r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["np"].get<int>(),
         r["dp"].get<int>(), r["grid"].get<std::string>(), shape_text(r["shape"]),
         r["step_ms"].get<double>(),
@@ -369,8 +370,9 @@ void print_rows(const nlohmann::json& runs) {
                     r["step_ms_max"].get<double>()),
         r["comm_ms"].get<double>(), r["comm_share"].get<double>() * 100,
         r["bytes_per_rank"].get<double>() / 0x1p20, r["gflops_per_s"].get<double>(),
-        r["tokens_per_s"].get<double>(), r["efficiency"].get<double>(),
-        r["peak_mem_bytes"].get<double>() / 0x1p20, r["cpu_share"].get<double>(),
+        r["mfu"].get<double>() * 100, r["tokens_per_s"].get<double>(),
+        r["efficiency"].get<double>(), r["peak_mem_bytes"].get<double>() / 0x1p20,
+        r["cpu_share"].get<double>(),
         over ? "oversubscribed" : (r["contended"].get<bool>() ? "contended" : ""));
   }
 }
@@ -441,8 +443,16 @@ bool any_of_runs(const nlohmann::json& runs, const char* field) {
                      [&](const nlohmann::json& r) { return r[field].get<bool>(); });
 }
 
-void print_table(const nlohmann::json& runs, bool reference) {
+void print_table(const nlohmann::json& document, bool reference) {
+  const nlohmann::json& runs = document["runs"];
   print_rows(runs);
+  const nlohmann::json& peak = document["peak"];
+  fmt::print(
+      "  MFU: the step's model FLOPs (the cost model's count) per second over min(np, {}) cores\n"
+      "       x {:.1f} GFLOP/s, one core's {} peak ({}; {})\n",
+      peak["cores"].get<int>(), peak["flops_per_s_per_core"].get<double>() / 1e9,
+      peak["dtype"].get<std::string>(), peak["path"].get<std::string>(),
+      peak["source"].get<std::string>());
   print_overlap_lines(runs);
   if (reference) print_reference_lines(runs);
   print_data_parallel_lines(runs);
@@ -482,22 +492,49 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
   return plan;
 }
 
-/// Every job's runs with the efficiencies the runs so far give.
-nlohmann::json scaling_document(const SeriesResult& so_far) {
+/// One core's peak in `dtype`: the fastest instruction path of tplab bench peak's FMA kernel,
+/// measured by the launcher before the first job, while the machine is quiet.
+nlohmann::json measured_peak(DType dtype) {
+  const bench::CorePeak peak = bench::fastest_core_peak(dtype, 0.05, 3);
+  return {{"dtype", std::string(dtype_name(dtype))},
+          {"path", peak.path},
+          {"flops_per_s_per_core", peak.flops_per_second},
+          {"cores", bench::available_cores()},
+          {"source", "measured now by the FMA kernel of tplab bench peak"}};
+}
+
+/// Each run's model FLOPs utilisation: its FLOPs per second over the peak of the cores it ran
+/// on, min(np, cores) times one core's (more ranks than cores share them).
+void add_mfu(nlohmann::json& runs, const nlohmann::json& peak) {
+  for (auto& r : runs) {
+    const int cores = std::min(r["np"].get<int>(), peak["cores"].get<int>());
+    r["mfu"] = r["gflops_per_s"].get<double>() * 1e9 /
+               (cores * peak["flops_per_s_per_core"].get<double>());
+  }
+}
+
+/// Every job's runs with the efficiencies and the MFU the runs so far give.
+nlohmann::json scaling_document(const SeriesResult& so_far, const nlohmann::json& peak) {
   nlohmann::json runs = so_far.runs;
   add_efficiency(runs);
   add_data_parallel_efficiency(runs);
-  return series_document("runs", runs, so_far, true);
+  add_mfu(runs, peak);
+  nlohmann::json document = series_document("runs", runs, so_far, true);
+  document["peak"] = peak;
+  return document;
 }
 
 int drive_scaling(const CLI::App& command, const ScalingOptions& o) {
   std::vector<std::string> skipped;
   const std::vector<Planned> planned = plan(o, skipped);
   for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
-  const SeriesResult series =
-      launch_jobs(command, o.launch, plan_jobs(o, planned), scaling_document);
+  const nlohmann::json peak = measured_peak(parse_dtype(o.dtype));
+  const auto document = [&peak](const SeriesResult& so_far) {
+    return scaling_document(so_far, peak);
+  };
+  const SeriesResult series = launch_jobs(command, o.launch, plan_jobs(o, planned), document);
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (!series.runs.empty()) print_table(scaling_document(series)["runs"], o.reference);
+  if (!series.runs.empty()) print_table(document(series), o.reference);
   return exit_code_of(series, !series.runs.empty());
 }
 

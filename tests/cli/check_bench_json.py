@@ -4,6 +4,7 @@ No timing is judged: a loaded machine may be slow, but it may not be inconsisten
 
 usage: check_bench_json.py comm FILE COLLECTIVES RANKS MIN_BYTES MAX_BYTES
        check_bench_json.py scaling FILE SCHEMES NP MODES
+       check_bench_json.py peak FILE
 """
 import json
 import math
@@ -109,7 +110,38 @@ def check_scaling(path, schemes, nps, modes):
         if r is b:
             assert close(r["efficiency"], 1.0), r
     check_data_parallel_efficiency(runs)
-    print(f"ok: {len(runs)} runs, efficiency, shares and throughput consistent")
+    check_mfu(document)
+    print(f"ok: {len(runs)} runs, efficiency, shares, throughput and MFU consistent")
+
+
+def check_mfu(document):
+    """Each run's MFU is its FLOP/s over min(np, cores) cores at the peak the document names."""
+    peak = document["peak"]
+    for key in ("dtype", "path", "flops_per_s_per_core", "cores", "source"):
+        assert key in peak, f"peak lacks {key}: {peak}"
+    assert peak["path"] in ("avx512f", "avx2+fma", "portable"), peak
+    assert peak["flops_per_s_per_core"] > 0 and peak["cores"] == os.cpu_count(), peak
+    for r in document["runs"]:
+        assert r["dtype"] == peak["dtype"], (r["dtype"], peak)
+        cores = min(r["np"], peak["cores"])
+        want = r["gflops_per_s"] * 1e9 / (cores * peak["flops_per_s_per_core"])
+        assert r["mfu"] > 0 and close(r["mfu"], want), (r["mfu"], want)
+
+
+def check_peak(path):
+    """bench peak's JSON: a positive rate for each dtype and path, the fastest as the peak."""
+    document = json.load(open(path))
+    assert document["command"] == "bench peak", document
+    assert document["cores"] == os.cpu_count(), document
+    paths = document["paths"]
+    for dtype in ("f64", "f32"):
+        mine = [p for p in paths if p["dtype"] == dtype]
+        assert mine and mine[-1]["path"] == "portable", mine
+        assert all(p["flops_per_s"] > 0 for p in mine), mine
+        best = max(mine, key=lambda p: p["flops_per_s"])
+        peak = document["peak"][dtype]
+        assert peak["path"] == best["path"] and peak["flops_per_s_per_core"] == best["flops_per_s"]
+    print(f"ok: {len(paths)} rates, the fastest of each dtype its peak")
 
 
 def check_groups_of(r):
@@ -143,6 +175,9 @@ def check_data_parallel_efficiency(runs):
 
 def main():
     kind, path = sys.argv[1], sys.argv[2]
+    if kind == "peak":
+        check_peak(path)
+        return
     if kind == "comm":
         check_comm(path, sys.argv[3].split(","), [int(x) for x in sys.argv[4].split(",")],
                    int(sys.argv[5]), int(sys.argv[6]))
