@@ -10,9 +10,9 @@
 #include "bench_commands.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
-#include "fma_peak.hpp"
 #include "harness.hpp"
 #include "mesh/mesh_layout.hpp"
+#include "mfu.hpp"
 #include "mpi_command.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
@@ -492,24 +492,11 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
   return plan;
 }
 
-/// One core's peak in `dtype`: the fastest instruction path of tplab bench peak's FMA kernel,
-/// measured by the launcher before the first job, while the machine is quiet.
-nlohmann::json measured_peak(DType dtype) {
-  const bench::CorePeak peak = bench::fastest_core_peak(dtype, 0.05, 3);
-  return {{"dtype", std::string(dtype_name(dtype))},
-          {"path", peak.path},
-          {"flops_per_s_per_core", peak.flops_per_second},
-          {"cores", bench::available_cores()},
-          {"source", "measured now by the FMA kernel of tplab bench peak"}};
-}
-
-/// Each run's model FLOPs utilisation: its FLOPs per second over the peak of the cores it ran
-/// on, min(np, cores) times one core's (more ranks than cores share them).
+/// Each run's model FLOPs utilisation (mfu.hpp).
 void add_mfu(nlohmann::json& runs, const nlohmann::json& peak) {
   for (auto& r : runs) {
-    const int cores = std::min(r["np"].get<int>(), peak["cores"].get<int>());
-    r["mfu"] = r["gflops_per_s"].get<double>() * 1e9 /
-               (cores * peak["flops_per_s_per_core"].get<double>());
+    r["mfu"] =
+        model_flops_utilisation(r["gflops_per_s"].get<double>() * 1e9, r["np"].get<int>(), peak);
   }
 }
 

@@ -2,17 +2,21 @@
 /// tplab train: the tiny GPT trained on one scheme beside the single-device reference.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "attention_scores.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
 #include "loss_tolerance.hpp"
+#include "mfu.hpp"
 #include "mpi_command.hpp"
 #include "option_checks.hpp"
+#include "plan/gpt_model.hpp"
 #include "scheme/scheme_registry.hpp"
 #include "trainer.hpp"
 #include "world_run.hpp"
@@ -274,14 +278,53 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
 
 // ---- outside mpiexec: check the request, then launch it ---------------------------------------
 
+/// The model FLOPs of one optimizer step of `config`'s GPT, forward and backward over its b
+/// sequences: L blocks and the LM head, as `model --plan` counts them (plan/gpt_model.hpp).
+double model_flops_per_step(const train::TrainConfig& config) {
+  const gpt::GptShape& g = config.shape;
+  const model::plan::GptModel model{g.layers, g.block.h, g.block.heads, g.block.s, g.vocab};
+  return model::plan::model_step_flops(model, {g.block.b, g.block.b});
+}
+
+/// The run's MFU from its steps' median time (mfu.hpp), when it kept any steps.
+void add_mfu(nlohmann::json& document, const train::TrainConfig& config,
+             const nlohmann::json& peak) {
+  std::vector<double> seconds;
+  for (const auto& step : document.value("steps", nlohmann::json::array())) {
+    seconds.push_back(step["seconds"].get<double>());
+  }
+  if (seconds.empty()) return;
+  std::sort(seconds.begin(), seconds.end());
+  const double median = seconds[seconds.size() / 2];
+  const double flops = model_flops_per_step(config);
+  document["peak"] = peak;
+  document["model_flops_per_step"] = flops;
+  document["median_step_seconds"] = median;
+  document["mfu"] = model_flops_utilisation(flops / median, document["np"].get<int>(), peak);
+}
+
 /// The --json of a training: the job's record, with the verdict and the failure when the job
-/// ended without one.
-nlohmann::json training_document(const SeriesResult& series) {
+/// ended without one, and its MFU against `peak`.
+nlohmann::json training_document(const SeriesResult& series, const train::TrainConfig& config,
+                                 const nlohmann::json& peak) {
   nlohmann::json document = series.runs.empty() ? nlohmann::json::object() : series.runs[0];
   document["pass"] = series.failures.empty() && document.value("pass", false);
   document["failures"] = nlohmann::json::array();
   for (const JobFailure& f : series.failures) document["failures"].push_back(f.to_json());
+  if (document.contains("np")) add_mfu(document, config, peak);
   return document;
+}
+
+/// The MFU line under the job's own output.
+void print_mfu(const nlohmann::json& document) {
+  const nlohmann::json& peak = document["peak"];
+  fmt::print(
+      "MFU: {:.2f}% ({:.3g} model FLOPs a step, the median step {:.2f} ms, over min(np, {}) "
+      "cores x {:.1f} GFLOP/s,\n     one core's {} peak: {}; {})\n",
+      document["mfu"].get<double>() * 100, document["model_flops_per_step"].get<double>(),
+      document["median_step_seconds"].get<double>() * 1e3, peak["cores"].get<int>(),
+      peak["flops_per_s_per_core"].get<double>() / 1e9, peak["dtype"].get<std::string>(),
+      peak["path"].get<std::string>(), peak["source"].get<std::string>());
 }
 
 /// The end of a training whose job ended early (past its --timeout, killed, ...): how many
@@ -312,8 +355,13 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   plan.tensors = "every rank trains the reference in f64 beside its shards";
   plan.smaller = "a smaller --shape, --vocab or --layers";
   plan.result_bytes = kTrainRecordBytes + kTrainStepBytes * static_cast<std::uintmax_t>(o.steps);
-  const SeriesResult series = launch_jobs(command, o.launch, plan, training_document);
-  const nlohmann::json document = training_document(series);
+  const nlohmann::json peak = measured_peak(config.dtype);
+  const auto document_of = [&](const SeriesResult& so_far) {
+    return training_document(so_far, config, peak);
+  };
+  const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
+  const nlohmann::json document = document_of(series);
+  if (document.contains("mfu")) print_mfu(document);
   if (!series.failures.empty()) print_cut_short(series, document, o);
   return exit_code_of(series, document["pass"].get<bool>());
 }

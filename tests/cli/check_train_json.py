@@ -2,7 +2,8 @@
 """Checks the JSON of `tplab train --json`, and that two runs of one command agree bit for bit.
 
 check_train_json.py FILE STEPS [OTHER_FILE]: FILE holds STEPS steps, each loss within the
-run's tolerance of the reference's, a pass verdict, no failures and both hashes; with
+run's tolerance of the reference's, a pass verdict, no failures and both hashes, and its MFU as
+its steps' median time and the peak it names give it; with
 OTHER_FILE (a rerun of the same command), every loss and both hashes must be identical.
 """
 import json
@@ -24,6 +25,16 @@ def main():
         diff = abs(s["loss"] - s["reference_loss"]) / abs(s["reference_loss"])
         if not math.isfinite(s["loss"]) or diff > run["tolerance"]:
             problems.append(f"step {s['step']}: loss {s['loss']} vs {s['reference_loss']}")
+    peak = run.get("peak", {})
+    if not peak.get("flops_per_s_per_core", 0) > 0 or peak.get("dtype") != run.get("dtype"):
+        problems.append(f"no peak of the run's dtype: {peak}")
+    else:
+        median = sorted(s["seconds"] for s in run["steps"])[len(run["steps"]) // 2]
+        cores = min(run["np"], peak["cores"])
+        want = run["model_flops_per_step"] / median / (cores * peak["flops_per_s_per_core"])
+        if run.get("median_step_seconds") != median or not math.isclose(run.get("mfu", -1), want,
+                                                                         rel_tol=1e-9):
+            problems.append(f"mfu {run.get('mfu')} is not {want} from its steps and peak")
     if not run.get("pass") or not run.get("replicas_identical"):
         problems.append("the run did not pass")
     if run.get("failures"):

@@ -1,0 +1,25 @@
+#include "mfu.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "fma_peak.hpp"
+#include "process_resources.hpp"
+
+namespace tplab::app {
+
+nlohmann::json measured_peak(DType dtype) {
+  const bench::CorePeak peak = bench::fastest_core_peak(dtype, 0.05, 3);
+  return {{"dtype", std::string(dtype_name(dtype))},
+          {"path", peak.path},
+          {"flops_per_s_per_core", peak.flops_per_second},
+          {"cores", bench::available_cores()},
+          {"source", "measured now by the FMA kernel of tplab bench peak"}};
+}
+
+double model_flops_utilisation(double flops_per_second, int np, const nlohmann::json& peak) {
+  const int cores = std::min(np, peak["cores"].get<int>());
+  return flops_per_second / (cores * peak["flops_per_s_per_core"].get<double>());
+}
+
+}  // namespace tplab::app
