@@ -48,8 +48,8 @@ int run_peak(const PeakOptions& o) {
   fmt::print(
       "\npeak of one core: f64 {:.1f} GFLOP/s ({}), f32 {:.1f} GFLOP/s ({}); this machine's {} "
       "cores: f64 {:.1f}, f32 {:.1f} GFLOP/s if each reaches it alone.\n"
-      "bench step and bench scaling divide their FLOP/s by min(np, cores) times the fastest "
-      "path's (MFU), measured again at their start.\n",
+      "bench step, bench scaling and train divide their FLOP/s by min(np, cores) times the "
+      "fastest path's (MFU), measured again at their start.\n",
       peak["f64"]["flops_per_s_per_core"].get<double>() / 1e9,
       peak["f64"]["path"].get<std::string>(),
       peak["f32"]["flops_per_s_per_core"].get<double>() / 1e9,

@@ -226,7 +226,11 @@ bool add_if_runnable(const Scheme& scheme, const Planned& run, std::vector<Plann
 /// Every (scheme, mode, np) the scheme can run; the others are listed with the reason.
 std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& skipped) {
   const BlockShape base = parse_block_shape(o.shape);
-  parse_dtype(o.dtype);
+  if (parse_dtype(o.dtype) == DType::bf16) {
+    throw UsageError(
+        "--dtype bf16: bench step and bench scaling time the CPU device, which "
+        "computes in f64 or f32 (bench gpu times bf16 on a GPU)");
+  }
   if (o.warmup < 0 || o.repeats < 1) {
     throw UsageError("--repeats must be at least 1 and --warmup at least 0");
   }

@@ -69,7 +69,7 @@ double sum_of_squares(const HostArray& a) {
 }
 
 /// a == b within a relative 1e-9: a sum of squares recognised under the round-off of a norm.
-bool close(double a, double b) {
+bool nearly_equal(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max(std::abs(b), 1.0);
 }
 
@@ -84,7 +84,7 @@ std::string norm_note(double got, double s, double r, int t) {
       "Squared: {:.9g}, where the sharded gradients' squares sum to S = {:g} and the replicated "
       "ones' to R = {:g}",
       got, std::sqrt(s + r), squared, s, r);
-  if (close(squared, s + t * r)) {
+  if (nearly_equal(squared, s + t * r)) {
     return text + fmt::format(
                       ". {:.9g} = S + {} R: every rank added its copy of the replicated tensors "
                       "before the all-reduce, so the sum counted them t = {} times. Each element "
@@ -92,7 +92,7 @@ std::string norm_note(double got, double s, double r, int t) {
                       "replicated tensors once",
                       squared, t, t);
   }
-  if (close(squared, s / t + r) || close(squared, s / t + t * r)) {
+  if (nearly_equal(squared, s / t + r) || nearly_equal(squared, s / t + t * r)) {
     return text + ": the shards were not summed over the group (each rank's own only)";
   }
   return text + ": the norm must be sqrt(S + R)";
