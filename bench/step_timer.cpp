@@ -1,5 +1,7 @@
 #include "step_timer.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -13,6 +15,7 @@
 #include "rank_cost.hpp"
 #include "rank_shards.hpp"
 #include "reference_bridge.hpp"
+#include "trace/trace_recorder.hpp"
 
 namespace tplab::bench {
 namespace {
@@ -21,6 +24,12 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// What a traced step says of itself: its series ("step", "overlap off", "overlap on"), its
+/// index and whether it is timed (not warm-up); tplab report groups the timed ones by series.
+nlohmann::json step_args(const char* series, int index, bool timed) {
+  return {{"series", series}, {"index", index}, {"timed", timed}};
 }
 
 /// The slowest rank's value.
@@ -125,10 +134,13 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     world.barrier();
     world.counters().reset();
     const double cpu_start = process_cpu_seconds();
+    TraceScope traced(device.trace(), fmt::format("step {}", i), "step",
+                      step_args("step", i, i >= config.warmup));
     const auto start = Clock::now();
     module->forward(shards.x);
     module->backward(shards.dy);
     const double step = seconds_since(start);
+    traced.close();
     const double cpu = process_cpu_seconds() - cpu_start;
     const double comm = world.counters().total_seconds();
     const double blocked = world.counters().total_exposed_seconds();
@@ -190,10 +202,14 @@ OverlapComparison compare_overlap(Comm& world, Device& device, const StepConfig&
     for (int on = 0; on < 2; ++on) {
       world.barrier();
       world.counters().reset();
+      const char* series = on == 1 ? "overlap on" : "overlap off";
+      TraceScope traced(device.trace(), fmt::format("{} step {}", series, i), "step",
+                        step_args(series, i, i >= config.warmup));
       const auto start = Clock::now();
       modules[on]->forward(shards.x);
       modules[on]->backward(shards.dy);
       const double step = seconds_since(start);
+      traced.close();
       const double blocked = world.counters().total_exposed_seconds();
       if (i < config.warmup) continue;
       steps[on].push_back(max_over_ranks(world, step));

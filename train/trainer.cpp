@@ -19,6 +19,7 @@
 #include "optim/gradient_norm.hpp"
 #include "reference_training.hpp"
 #include "tensor_check.hpp"
+#include "trace/trace_recorder.hpp"
 #include "training_data.hpp"
 #include "vocab_padding.hpp"
 
@@ -319,6 +320,8 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     const Batch batch = synthetic_batch(shape, config.seed, step);
     const Batch mine = replica_batch(batch, token0, replica_m);
     world.counters().reset();
+    TraceScope traced(device.trace(), fmt::format("step {}", step), "step",
+                      {{"series", "train"}, {"index", step}, {"timed", true}});
     const auto start = Clock::now();
     const std::vector<double> losses = model.forward_backward(mine.ids, mine.targets);
     const TensorMap gradients = model.gradients();
@@ -334,6 +337,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
       scale_gradients(device, gradients, clip_coefficient(record.gradient_norm, config.clip));
     }
     optimizer.step(model.parameters(), gradients);
+    traced.close();
     Tensor times = host.empty({2}, DType::f64);
     times.data_as<double>()[0] = std::chrono::duration<double>(Clock::now() - start).count();
     times.data_as<double>()[1] = world.counters().total_seconds();

@@ -18,6 +18,7 @@
 #include "rank_cost.hpp"
 #include "scheme/scheme_registry.hpp"
 #include "step_timer.hpp"
+#include "trace_option.hpp"
 #include "world_run.hpp"
 
 namespace tplab::app {
@@ -37,6 +38,7 @@ struct ScalingOptions {
   bool compare_overlap = false;
   bool reference = false;
   DataParallelOptions data_parallel;
+  std::optional<std::string> trace;
   LaunchOptions launch{.json = {}, .timeout = 600, .hosts = {}, .allow_many_ranks = false};
 };
 
@@ -493,6 +495,7 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
                                                       o.compare_overlap ? 2 : 1) +
                            reference_bytes});
   }
+  plan_traces(plan, o.trace, o.launch.json);
   return plan;
 }
 
@@ -557,6 +560,7 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
   cmd.add_flag("--reference", o.reference,
                "also time the single-device reference on the first run of each scheme");
   add_data_parallel_options(cmd, o.data_parallel);
+  add_trace_option(cmd, o.trace);
   add_launch_options(cmd, o.launch,
                      "write the runs as JSON, job by job as they finish (a new or plain file in "
                      "a folder of your own)");
@@ -567,7 +571,7 @@ void add_runner(CLI::App& cmd, int& exit_code, const std::shared_ptr<ScalingOpti
   run_over_mpi(
       cmd, exit_code,
       [o] {
-        return run_in_world(WorldSetup::for_job(o->np, o->launch.json),
+        return run_in_world(WorldSetup::for_job(o->np, o->launch.json, o->trace),
                             [&](World& w) { return scaling_in_world(*o, w); });
       },
       [o, &cmd] { return drive_scaling(cmd, *o); });

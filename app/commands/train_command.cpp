@@ -18,6 +18,7 @@
 #include "option_checks.hpp"
 #include "plan/gpt_model.hpp"
 #include "scheme/scheme_registry.hpp"
+#include "trace_option.hpp"
 #include "trainer.hpp"
 #include "world_run.hpp"
 
@@ -51,6 +52,7 @@ struct TrainOptions {
   int depth = 0;
   bool regather = false;
   DataParallelOptions data_parallel;
+  std::optional<std::string> trace;
   LaunchOptions launch;
 };
 
@@ -355,6 +357,7 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   plan.tensors = "every rank trains the reference in f64 beside its shards";
   plan.smaller = "a smaller --shape, --vocab or --layers";
   plan.result_bytes = kTrainRecordBytes + kTrainStepBytes * static_cast<std::uintmax_t>(o.steps);
+  plan_traces(plan, o.trace, o.launch.json);
   const nlohmann::json peak = measured_peak(config.dtype);
   const auto document_of = [&](const SeriesResult& so_far) {
     return training_document(so_far, config, peak);
@@ -408,6 +411,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_flag("--regather", o->regather, "3D blocks: gather X~ and W~ again in backward");
   add_data_parallel_options(*cmd, o->data_parallel);
+  add_trace_option(*cmd, o->trace);
   add_launch_options(*cmd, o->launch,
                      "write every step and the verdict as JSON (a new or plain file in a folder "
                      "of your own)");
@@ -415,7 +419,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       *cmd, exit_code,
       [o, cmd] {
         const std::vector<int> np = o->np == 0 ? std::vector<int>{} : std::vector<int>{o->np};
-        return run_in_world(WorldSetup::for_job(np, o->launch.json), [&](World& w) {
+        return run_in_world(WorldSetup::for_job(np, o->launch.json, o->trace), [&](World& w) {
           refuse_unused_options(*cmd, *o);
           return train_in_world(*o, w);
         });

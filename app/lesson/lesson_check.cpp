@@ -160,6 +160,9 @@ LessonWorldRun run_at(const LessonInfo& l, bool solution, const std::filesystem:
   write_file_safely(transcripts.path() / "seed", std::to_string(request.seed), "the run's seed");
   {
     const ScopedVariable folder(lessons::kTranscriptVariable, transcripts.path().string());
+    const auto trace = request.traces.find(np);
+    std::optional<ScopedVariable> traced;
+    if (trace != request.traces.end()) traced.emplace(lessons::kTraceVariable, trace->second);
     at.end = run_program_under_mpiexec(program.string(), np, {}, settings);
   }
   if (at.end.code != 0) return at;

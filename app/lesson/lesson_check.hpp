@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,6 +83,9 @@ struct CheckRequest {
   /// The exercise to check, from anywhere (a student's submission); empty: the lesson's own
   /// exercise.cpp.
   std::filesystem::path exercise;
+  /// The trace file of the exercise's job at each world size (`lesson check --trace`); a world
+  /// size without one is not traced.
+  std::map<int, std::string> traces;
 };
 
 /// Builds lesson `l`'s program (its solution with `solution`) from the sources as they are

@@ -27,6 +27,7 @@
 #include "option_checks.hpp"
 #include "output_lock.hpp"
 #include "safe_output.hpp"
+#include "trace_option.hpp"
 
 namespace tplab::app {
 namespace {
@@ -44,6 +45,7 @@ struct LessonOptions {
   bool allow_many_ranks = false;
   std::optional<std::uint64_t> seed;  // check: 0 unless given; grade: a fresh one unless given
   std::optional<std::string> submissions, out;  // grade a class: one folder per student
+  std::optional<std::string> trace;             // check: the exercise's timelines
 };
 
 std::vector<LessonInfo> lessons() {
@@ -310,6 +312,14 @@ int check(const LessonOptions& o) {
   request.world_sizes = o.np;
   request.timeout_seconds = o.timeout;
   request.seed = o.seed.value_or(0);
+  if (o.trace) {
+    const std::vector<int> world_sizes = o.np.empty() ? l.world_sizes : o.np;
+    const std::string label = fmt::format("lesson {:02d}", l.number);
+    for (int np : world_sizes) {
+      request.traces[np] = job_trace_path(*o.trace, label, np, world_sizes.size(), std::nullopt);
+      fmt::print("trace of {} np={}: {}\n", label, np, request.traces[np]);
+    }
+  }
   LessonRun run = check_lesson(l, request);
   if (run.outcome == LessonRun::Outcome::refused) return kExitUsage;  // the program said why
   if (run.outcome == LessonRun::Outcome::does_not_compile) {
@@ -446,6 +456,10 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
       ->check(timeout_check())
       ->capture_default_str();
   add_allow_many_ranks_flag(*check_cmd, o->allow_many_ranks);
+  check_cmd->add_option("--trace", o->trace,
+                        "write the exercise's timelines (operations, collectives, its marked "
+                        "steps) to this Chrome trace file, one per world size: FILE's stem, "
+                        "the lesson, np, its extension");
   check_cmd
       ->add_option("--seed", o->seed,
                    "draw the check's inputs from this seed (default: the lesson's own inputs; "

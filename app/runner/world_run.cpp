@@ -12,6 +12,8 @@
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
 #include "progress_keeper.hpp"
+#include "safe_output.hpp"
+#include "trace_file.hpp"
 
 namespace tplab::app {
 namespace {
@@ -21,27 +23,31 @@ struct Backend {
   std::unique_ptr<Device> device;
   std::unique_ptr<Comm> world;
   MPI_Comm mpi = MPI_COMM_NULL;
+  std::shared_ptr<TraceRecorder> trace;  ///< with --trace
 };
 
 Backend make_backend(const WorldSetup& setup) {
   validate_backend_choice(setup.backend, setup.comm);
   Backend b;
+  if (setup.trace) b.trace = std::make_shared<TraceRecorder>(trace_capacity());
   if (setup.backend == "cpu") {
     b.device = std::make_unique<CpuDevice>();
     std::unique_ptr<MpiComm> transport = MpiComm::world();
     b.mpi = transport->handle();
-    b.world = wrap_transport(std::move(transport), std::make_shared<CommCounters>());
+    b.world = wrap_transport(std::move(transport), std::make_shared<CommCounters>(), b.trace);
   } else {
     b.device = cuda::make_device_for_rank();
-    b.world = cuda::make_world(*b.device, setup.comm, std::make_shared<CommCounters>());
+    b.world = cuda::make_world(*b.device, setup.comm, std::make_shared<CommCounters>(), b.trace);
   }
   return b;
 }
 
-/// Checks on rank 0, the rank that writes it, that `path` can take the result, and makes every
-/// rank agree: rank 0 throws the UsageError that says why, the others one that points at rank
-/// 0's message. Collective over MPI_COMM_WORLD: called before the command's first collective.
-void require_rank0_output(const std::optional<std::string>& path, std::string_view option) {
+/// Checks on rank 0, the rank that writes it, that `path` can take what `require` checks, and
+/// makes every rank agree: rank 0 throws the UsageError that says why, the others one that
+/// points at rank 0's message. Collective over MPI_COMM_WORLD: called before the command's
+/// first collective.
+void require_rank0_output(const std::optional<std::string>& path, std::string_view option,
+                          void (*require)(const std::string&, std::string_view)) {
   if (!path) return;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -49,7 +55,7 @@ void require_rank0_output(const std::optional<std::string>& path, std::string_vi
   std::string why;
   if (rank == 0) {
     try {
-      require_result_target(*path, option);
+      require(*path, option);
     } catch (const UsageError& e) {
       writable = 0;
       why = e.what();
@@ -73,17 +79,28 @@ void require_world_size(const WorldSetup& setup, int size) {
                                setup.np[0], setup.np[0] == 1 ? "" : "s", setup.np[0], size));
 }
 
-/// Rank 0's result file: {key: records (each with "hosts"), "pass", "failures": []}.
+/// Rank 0's result file: {key: records (each with "hosts", and "trace" with --trace), "pass",
+/// "failures": []}.
 nlohmann::json result_document(const WorldSetup& setup, const World& world, nlohmann::json records,
                                bool pass) {
-  for (auto& record : records) record["hosts"] = world.hosts.to_json();
+  for (auto& record : records) {
+    record["hosts"] = world.hosts.to_json();
+    if (setup.trace) record["trace"] = *setup.trace;
+  }
   return {{setup.key, std::move(records)}, {"pass", pass}, {"failures", nlohmann::json::array()}};
 }
 
 /// The work itself, with its progress kept as it goes, then rank 0's result file.
-int run_work(const WorldSetup& setup, World& world,
+int run_work(const WorldSetup& setup, World& world, TraceRecorder* trace,
              const std::function<WorldResult(World&)>& work) {
-  require_rank0_output(setup.json, "--json");
+  require_rank0_output(setup.json, "--json", require_result_target);
+  require_rank0_output(setup.trace, "--trace", require_writable_file);
+  if (trace != nullptr) {
+    // The ranks' clocks start together, as they leave one barrier.
+    MPI_Barrier(MPI_COMM_WORLD);
+    trace->restart();
+    world.device.trace_into(trace);
+  }
   const bool writes = world.comm.rank() == 0 && setup.json;
   ProgressKeeper progress([&](nlohmann::json records) {
     write_progress(*setup.json, result_document(setup, world, std::move(records), false), "--json");
@@ -94,6 +111,11 @@ int run_work(const WorldSetup& setup, World& world,
     };
   }
   WorldResult result = work(world);
+  if (trace != nullptr) {
+    world.device.trace_into(nullptr);
+    write_trace_file(*trace, MPI_COMM_WORLD, *setup.trace, setup.backend,
+                     world.device.description());
+  }
   if (writes) {
     write_result(*setup.json, result_document(setup, world, std::move(result.records), result.pass),
                  "--json");
@@ -129,7 +151,7 @@ int run_in_world(const WorldSetup& setup, const std::function<WorldResult(World&
     backend = make_backend(setup);
     hosts.emplace(MPI_COMM_WORLD);
     World world{*backend.world, *backend.device, *hosts, backend.mpi};
-    return run_work(setup, world, work);
+    return run_work(setup, world, backend.trace.get(), work);
   } catch (const UsageError& e) {
     // Every rank reached the same verdict before any collective: report it and leave together.
     fmt::print(stderr, "tplab: error [rank {}/{}]: {}\n", rank, size, e.what());

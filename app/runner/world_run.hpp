@@ -31,12 +31,18 @@ struct WorldSetup {
   std::optional<std::string> json;
   /// The key the records go under in the result: "runs", "rows".
   std::string key = "runs";
+  /// The job's --trace: every rank's timeline, written by rank 0 once the work is done
+  /// (app/files/trace_file.hpp); each record gets its path as "trace".
+  std::optional<std::string> trace;
 
-  /// A job given `np` and `json`, on the CPU backend (Eigen, MPI), its records under "runs".
-  static WorldSetup for_job(std::vector<int> np, std::optional<std::string> json) {
+  /// A job given `np`, `json` and `trace`, on the CPU backend (Eigen, MPI), its records under
+  /// "runs".
+  static WorldSetup for_job(std::vector<int> np, std::optional<std::string> json,
+                            std::optional<std::string> trace = std::nullopt) {
     WorldSetup setup;
     setup.np = std::move(np);
     setup.json = std::move(json);
+    setup.trace = std::move(trace);
     return setup;
   }
 };

@@ -1,7 +1,7 @@
 """tplab report: turns the JSON of `tplab bench scaling` and `tplab bench comm` into a Markdown
 report with plots, and a one-page summary table a course can hand out.
 
-usage: python3 bench/report/report.py RESULT.json... -o DIR     (or: ./tplab report ...)
+usage: python3 bench/report/report.py RESULT.json|TRACE.json... -o DIR  (or: ./tplab report ...)
 
 Writes DIR/report.md and, as the inputs allow:
   efficiency.png   scaling efficiency against ranks, per scheme (strong and weak)
@@ -13,6 +13,9 @@ Writes DIR/report.md and, as the inputs allow:
   busbw.png        bus bandwidth against message size, per collective
   overhead.png     tplab's Comm against the raw MPI call, per collective and size
   summary.png      the one-page table
+  timeline-T.png   for each trace T (given, or named by a run's "trace"): its last timed step
+                   of each series, ranks by time, the overlapped stretch marked; report.md
+                   states the exposed communication read from it beside bench's
 
 The scaling plots and table show the schemes alone (dp 1; JSON from before --dp has no dp field, and
 counts as dp 1); runs with D > 1 data-parallel replicas and the baselines measured for them
@@ -36,6 +39,8 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
+import timeline  # noqa: E402
+import trace_schema  # noqa: E402
 from safe_output import UnsafeTarget, make_folder, write_file  # noqa: E402
 
 SCHEME_ORDER = ["1d", "1d-sp", "2d", "2.5d", "3d"]
@@ -50,28 +55,49 @@ class BadInput(Exception):
 
 # ---- reading ----------------------------------------------------------------------------------
 
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read it ({e.strerror})")
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}: not JSON ({e})")
+
+
+def checked_trace(path, data):
+    """A trace that passes trace_schema, else BadInput with its first problems."""
+    found = trace_schema.problems(data)
+    if found:
+        raise BadInput(f"{path}: not a trace tplab can draw: " + "; ".join(found[:3]))
+    return data
+
+
 def load(paths):
-    """Splits the inputs into scaling runs and collective rows, by their shape."""
-    runs, rows = [], []
+    """Splits the inputs into scaling runs, collective rows and traces (path, document), by their
+    shape. A run that names its --trace brings that trace in too, when the file is there."""
+    runs, rows, traces = [], [], []
     for path in paths:
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except OSError as e:
-            raise BadInput(f"{path}: cannot read it ({e.strerror})")
-        except json.JSONDecodeError as e:
-            raise BadInput(f"{path}: not JSON ({e})")
-        if isinstance(data, dict) and isinstance(data.get("rows"), list):
+        data = read_json(path)
+        if isinstance(data, dict) and isinstance(data.get("traceEvents"), list):
+            traces.append((path, checked_trace(path, data)))
+        elif isinstance(data, dict) and isinstance(data.get("rows"), list):
             rows += data["rows"]
         elif isinstance(data, dict) and isinstance(data.get("runs"), list) and all(
                 "step_ms" in r for r in data["runs"]):
             runs += data["runs"]
         else:
-            raise BadInput(f"{path}: neither `tplab bench scaling --json` (runs with step_ms) "
-                           "nor `tplab bench comm --json` (rows) output")
-    if not runs and not rows:
-        raise BadInput("the inputs hold no runs and no rows")
-    return runs, rows
+            raise BadInput(f"{path}: neither `tplab bench scaling --json` (runs with step_ms), "
+                           "`tplab bench comm --json` (rows) nor a `--trace` file")
+    given = {os.path.realpath(p) for p, _ in traces}
+    for r in runs:
+        path = r.get("trace")
+        if path and os.path.realpath(path) not in given and os.path.exists(path):
+            traces.append((path, checked_trace(path, read_json(path))))
+            given.add(os.path.realpath(path))
+    if not runs and not rows and not traces:
+        raise BadInput("the inputs hold no runs, no rows and no traces")
+    return runs, rows, traces
 
 
 def scheme_key(name):
@@ -614,7 +640,57 @@ def save_figure(fig, path):
     write_file(path, png.getvalue(), f"-o {os.path.dirname(path)}")
 
 
-def write_report(records, rows, out_dir, inputs):
+BENCH_EXPOSED = {"step": ("comm_exposed_ms",), "overlap off": ("overlap_comparison", "exposed_ms_off"),
+                 "overlap on": ("overlap_comparison", "exposed_ms_on")}
+
+
+def bench_exposed(run, series):
+    """Bench's own exposed-communication figure of `series` in `run`, or None."""
+    value = run
+    for key in BENCH_EXPOSED.get(series, ()):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if isinstance(value, (int, float)) and series in BENCH_EXPOSED else None
+
+
+def timeline_section(traces, runs, out_dir):
+    """One timeline picture per trace, and the exposed communication read from it beside the
+    figure bench measured in the same run (where the run is among the inputs)."""
+    md = ["## Timelines", "",
+          "Each `--trace` file drawn as the last timed step of each series, ranks by time: "
+          "the host track (Device operations in blue, time blocked in collectives in orange) and "
+          "under it the collectives in flight from start to completion, hatched green where the "
+          "rank computed while one travelled (what overlap hid). Exposed communication from the "
+          "trace: the slowest rank's time in its comm-blocked slices per timed step, median over "
+          "the steps; bench's figure is its counters' for the same steps, measured in the same "
+          "run. Open the file itself in Perfetto (ui.perfetto.dev) or chrome://tracing for every "
+          "step, every operation's shapes and every collective's group, ranks and bytes.", ""]
+    made, table = [], []
+    by_trace = {os.path.realpath(r["trace"]): r for r in runs if r.get("trace")}
+    for path, document in traces:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        name = f"timeline-{stem}.png"
+        fig = timeline.draw(document, plt, f"{os.path.basename(path)}")
+        if fig is not None:
+            save_figure(fig, os.path.join(out_dir, name))
+            plt.close(fig)
+            made.append(name)
+            md += [f"![timeline of {stem}]({name})", ""]
+        run = by_trace.get(os.path.realpath(path))
+        for series, figures in timeline.exposed_by_series(document).items():
+            bench = bench_exposed(run, series) if run else None
+            difference = "" if bench is None else (
+                f"{(figures['exposed_ms'] - bench) / bench * 100:+.1f}%" if bench > 0 else
+                f"{figures['exposed_ms'] - bench:+.3f} ms")
+            table.append([os.path.basename(path), series, str(figures["steps"]),
+                          f"{figures['step_ms']:.2f}", f"{figures['exposed_ms']:.3f}",
+                          "" if bench is None else f"{bench:.3f}", difference])
+    md += [markdown_table(["trace", "series", "timed steps", "step ms (trace)",
+                           "exposed ms (trace)", "exposed ms (bench)", "trace - bench"], table),
+           ""]
+    return md, made
+
+
+def write_report(records, rows, out_dir, inputs, traces=()):
     cores = cores_of(records + rows)
     runs, pairs = tensor_parallel_runs(records), with_baselines(records)
     md = ["# tplab scaling report", "",
@@ -687,10 +763,15 @@ def write_report(records, rows, out_dir, inputs):
                "integer inputs.", "", "![bus bandwidth](busbw.png)", "",
                "![overhead](overhead.png)", "",
                markdown_table(COMM_COLUMNS, comm_summary(rows)), ""]
-    summary_figure(runs, pairs, rows, os.path.join(out_dir, "summary.png"), cores)
-    made.append("summary.png")
-    md += ["## Handout", "", "`summary.png` is the one-page table above as a picture.", "",
-           "![summary](summary.png)", ""]
+    if traces:
+        section, pictures = timeline_section(traces, records, out_dir)
+        md += section
+        made += pictures
+    if runs or rows:
+        summary_figure(runs, pairs, rows, os.path.join(out_dir, "summary.png"), cores)
+        made.append("summary.png")
+        md += ["## Handout", "", "`summary.png` is the one-page table above as a picture.", "",
+               "![summary](summary.png)", ""]
     write_file(os.path.join(out_dir, "report.md"), "\n".join(md).encode(), f"-o {out_dir}")
     return made
 
@@ -699,14 +780,14 @@ def main(argv):
     parser = argparse.ArgumentParser(
         prog="tplab report",
         description="Markdown report and plots from the JSON of `tplab bench scaling` and "
-                    "`tplab bench comm`.")
+                    "`tplab bench comm`, and timelines from `--trace` files.")
     parser.add_argument("results", nargs="+", metavar="RESULT.json")
     parser.add_argument("-o", "--out", required=True, metavar="DIR", help="where to write")
     args = parser.parse_args(argv)
     try:
         make_folder(args.out, f"-o {args.out}")  # before anything is read or drawn
-        runs, rows = load(args.results)
-        made = write_report(runs, rows, args.out, args.results)
+        runs, rows, traces = load(args.results)
+        made = write_report(runs, rows, args.out, args.results, traces)
     except (BadInput, UnsafeTarget) as e:
         print(f"tplab: error: {e}", file=sys.stderr)
         return 2

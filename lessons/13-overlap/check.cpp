@@ -20,6 +20,7 @@
 #include "reference_bridge.hpp"
 #include "tp1d/mlp_1d.hpp"
 #include "tp1d/scheme_1d.hpp"
+#include "trace/trace_recorder.hpp"
 
 namespace tplab::lessons::overlap {
 namespace {
@@ -176,16 +177,20 @@ struct Timing {
 
 /// The median over kRepetitions runs of `step` (after kWarmups), on this rank. Every run
 /// starts together on every rank.
-Timing time_step(Lesson& lesson, const std::function<void()>& step) {
+Timing time_step(Lesson& lesson, const char* series, const std::function<void()>& step) {
   CommCounters& counters = lesson.world().counters();
   std::vector<double> steps, exposed, hidden;
   for (int run = 0; run < kWarmups + kRepetitions; ++run) {
     lesson.world().barrier();
     counters.reset();
+    // Under `lesson check --trace`, each run is a step of `series` on the timeline.
+    TraceScope traced(lesson.device().trace(), fmt::format("{} {}", series, run), "step",
+                      {{"series", series}, {"index", run}, {"timed", run >= kWarmups}});
     const auto start = std::chrono::steady_clock::now();
     step();
     lesson.device().synchronize();
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    traced.close();
     if (run < kWarmups) continue;
     steps.push_back(elapsed.count());
     exposed.push_back(counters.total_exposed_seconds());
@@ -213,10 +218,11 @@ void compare_times(Lesson& lesson) {
   overlapped.forward(pr.saved.x);  // each keeps what its backward reads
   blocking.forward(pr.saved.x);
 
-  const Timing yours =
-      time_step(lesson, [&] { mlp_backward_overlapped(device, tp, pr.p, pr.saved, pr.dy); });
-  const Timing library = time_step(lesson, [&] { overlapped.backward(pr.dy); });
-  const Timing library_blocking = time_step(lesson, [&] { blocking.backward(pr.dy); });
+  const Timing yours = time_step(
+      lesson, "yours", [&] { mlp_backward_overlapped(device, tp, pr.p, pr.saved, pr.dy); });
+  const Timing library = time_step(lesson, "library", [&] { overlapped.backward(pr.dy); });
+  const Timing library_blocking =
+      time_step(lesson, "library, blocking", [&] { blocking.backward(pr.dy); });
 
   // A step lasts as long as its slowest rank.
   const std::vector<double> local{
@@ -248,6 +254,13 @@ void compare_times(Lesson& lesson) {
       "{:.3f} ms\n",
       ms[6], ms[7]);
   if (t == 1) fmt::print("  one rank: nothing to communicate, so nothing to overlap\n");
+  if (const std::string trace = lesson.trace_path(); !trace.empty()) {
+    fmt::print(
+        "  your trace: {} (steps \"yours\", \"library\" and \"library, blocking\"; exposed "
+        "communication yours {:.3f} ms, the library's {:.3f} ms): see it with\n"
+        "    ./tplab report {} -o DIR, or open it in Perfetto or chrome://tracing\n",
+        trace, ms[1], ms[4], trace);
+  }
   std::fflush(stdout);
 }
 

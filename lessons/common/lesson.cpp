@@ -18,9 +18,12 @@
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
 #include "job_result.hpp"
+#include "lesson_environment.hpp"
 #include "report.hpp"
 #include "safe_output.hpp"
 #include "shard_location.hpp"
+#include "trace/trace_recorder.hpp"
+#include "trace_file.hpp"
 
 namespace tplab::lessons {
 
@@ -185,6 +188,11 @@ void Lesson::print_shards(const std::vector<ShardNote>& notes) const {
     for (int r = 0; r < size(); ++r) line(fmt::format("rank {}", r), place.blocks.at(r));
   }
   std::fflush(stdout);
+}
+
+std::string Lesson::trace_path() const {
+  const char* path = std::getenv(kTraceVariable);
+  return path != nullptr && device_.trace() != nullptr ? std::string(path) : std::string();
 }
 
 PartVerdict Lesson::part(const std::string& name, const std::function<void()>& body) {
@@ -742,18 +750,35 @@ int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body
                const std::function<DeviceFamilies()>& families) {
   MpiSession session;
   CpuDevice device = families ? CpuDevice(families()) : CpuDevice();
-  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   const auto [role, transcripts] = role_from_environment();
+  const char* trace_path = std::getenv(kTraceVariable);
+  std::shared_ptr<TraceRecorder> trace;
+  std::unique_ptr<Comm> world;
   try {
+    if (trace_path != nullptr && role != LessonRole::judge) {
+      trace = std::make_shared<TraceRecorder>(app::trace_capacity());
+    }
+    world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>(), trace);
     run_seed = read_run_seed(role, transcripts, world->rank());
   } catch (const UsageError& e) {
-    fmt::print(stderr, "{}: error [rank {}/{}]: {}\n", name, world->rank(), world->size(),
-               e.what());
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    fmt::print(stderr, "{}: error [rank {}/{}]: {}\n", name, rank, size, e.what());
     return 2;
   }
   Lesson lesson(*world, device, role, transcripts);
+  if (trace) {
+    world->barrier();  // the ranks' clocks start together
+    trace->restart();
+    device.trace_into(trace.get());
+  }
   try {
     body(lesson);
+    if (trace) {
+      device.trace_into(nullptr);
+      app::write_trace_file(*trace, MPI_COMM_WORLD, trace_path, "cpu", device.description());
+    }
   } catch (const UsageError& e) {
     // A refused world size, decided alike on every rank before any part.
     fmt::print(stderr, "{}: error [rank {}/{}]: {}\n", name, lesson.rank(), lesson.size(),

@@ -125,6 +125,10 @@ class Lesson {
   /// the check measures of the exercise itself (its time) can be measured.
   bool runs_exercise() const { return role_ != LessonRole::judge; }
 
+  /// The file this run's timelines go to when it is traced (`lesson check --trace`), else
+  /// empty. Steps marked with TraceScope on device().trace() show in it by name.
+  std::string trace_path() const;
+
   /// Every rank of the run.
   Comm& world() { return world_; }
   /// This rank's device.

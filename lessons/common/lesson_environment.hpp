@@ -16,5 +16,8 @@ inline constexpr const char* kVerdictVariable = "TPLAB_LESSON_VERDICT";
 /// The judge (and a program run alone): the seed of the check's inputs (lesson.hpp,
 /// input_seed). The exercise's job reads it from a file it removes (lesson.cpp).
 inline constexpr const char* kSeedVariable = "TPLAB_LESSON_SEED";
+/// The exercise's job (and a program run alone): the Chrome trace file its ranks' timelines go
+/// to (`lesson check --trace`). The judge runs none of the exercise's code and traces nothing.
+inline constexpr const char* kTraceVariable = "TPLAB_LESSON_TRACE";
 
 }  // namespace tplab::lessons

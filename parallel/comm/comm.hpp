@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "comm/collective_call.hpp"
 #include "comm/comm_counters.hpp"
@@ -41,6 +42,9 @@ class Comm {
   virtual int size() const = 0;
   /// How the data moves, for reports: "mpi", "nccl" or "mpi-staged" (MPI through host memory).
   virtual std::string transport() const = 0;
+  /// The world rank of each of the group's ranks, in the group's order, for traces; empty when
+  /// the transport cannot tell.
+  virtual std::vector<int> world_ranks() const { return {}; }
   /// The group's name in counters and messages ("world", "tp", "row", ...).
   const std::string& group() const { return group_; }
   /// The rank's record of collectives, kept by the CountingComm in this chain and shared with

@@ -29,6 +29,7 @@ class DeviceStagedComm final : public Comm {
   int rank() const override { return mpi_.rank(); }
   int size() const override { return mpi_.size(); }
   std::string transport() const override { return "mpi-staged"; }
+  std::vector<int> world_ranks() const override { return mpi_.world_ranks(); }
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
 

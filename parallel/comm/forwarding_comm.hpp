@@ -22,6 +22,7 @@ class ForwardingComm : public Comm {
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
   std::string transport() const override { return inner_->transport(); }
+  std::vector<int> world_ranks() const override { return inner_->world_ranks(); }
   CommCounters& counters() override { return inner_->counters(); }
   void barrier() override { inner_->barrier(); }
   std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override {

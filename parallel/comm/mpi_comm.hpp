@@ -31,6 +31,7 @@ class MpiComm final : public Comm {
   int rank() const override { return mpi_.rank(); }
   int size() const override { return mpi_.size(); }
   std::string transport() const override { return "mpi"; }
+  std::vector<int> world_ranks() const override { return mpi_.world_ranks(); }
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
   /// The MPI communicator, for raw MPI calls (benchmarks compare against them).

@@ -25,6 +25,19 @@ MpiGroup::~MpiGroup() {
   if (owned_) MPI_Comm_free(&comm_);
 }
 
+std::vector<int> MpiGroup::world_ranks() const {
+  MPI_Group mine = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  mpi_check(MPI_Comm_group(comm_, &mine), "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+  std::vector<int> ranks(static_cast<std::size_t>(size_)), in_world(ranks.size());
+  for (int r = 0; r < size_; ++r) ranks[static_cast<std::size_t>(r)] = r;
+  mpi_check(MPI_Group_translate_ranks(mine, size_, ranks.data(), world, in_world.data()),
+            "MPI_Group_translate_ranks");
+  MPI_Group_free(&mine);
+  MPI_Group_free(&world);
+  return in_world;
+}
+
 void MpiGroup::barrier() const {
   mpi_check(MPI_Barrier(comm_), "MPI_Barrier");
 }

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <vector>
+
 namespace tplab {
 
 /// An MPI communicator and this rank's place in it: what MpiComm and DeviceStagedComm share.
@@ -26,6 +28,9 @@ class MpiGroup {
   int size() const { return size_; }
   /// The MPI communicator, for MPI calls.
   MPI_Comm handle() const { return comm_; }
+  /// The MPI_COMM_WORLD rank of each of the group's ranks, in the group's order (no
+  /// communication: MPI_Group_translate_ranks).
+  std::vector<int> world_ranks() const;
   /// Returns once every rank of the group has called it.
   void barrier() const;
   /// The ranks that pass the same `color`, ordered by `key` (MPI_Comm_split); collective over

@@ -48,6 +48,7 @@ class NcclComm final : public Comm {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string transport() const override { return "nccl"; }
+  std::vector<int> world_ranks() const override { return host_->world_ranks(); }
   void barrier() override;
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
 

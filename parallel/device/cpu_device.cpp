@@ -65,16 +65,16 @@ Tensor CpuDevice::empty(const Extents& extents, DType dtype) {
                 allocations().track(raw, elements, [](std::byte* p) { std::free(p); }));
 }
 
-void CpuDevice::fill(Tensor& x, double value) {
+void CpuDevice::fill_values(Tensor& x, double value) {
   dispatch(x.dtype(), [&]<typename T>() { flat<T>(x).setConstant(static_cast<T>(value)); });
 }
 
-void CpuDevice::copy(const Tensor& src, Tensor& dst) {
+void CpuDevice::copy_values(const Tensor& src, Tensor& dst) {
   cpu::require_same(src, dst, "copy");
   std::memcpy(dst.data(), src.data(), src.bytes());
 }
 
-void CpuDevice::upload(std::span<const double> host, Tensor& dst) {
+void CpuDevice::upload_values(std::span<const double> host, Tensor& dst) {
   require(static_cast<std::int64_t>(host.size()) == dst.numel(), "upload",
           fmt::format("{} values for a tensor of {}", host.size(), to_string(dst.extents())));
   dispatch(dst.dtype(), [&]<typename T>() {
@@ -82,7 +82,7 @@ void CpuDevice::upload(std::span<const double> host, Tensor& dst) {
   });
 }
 
-void CpuDevice::download(const Tensor& src, std::span<double> host) {
+void CpuDevice::download_values(const Tensor& src, std::span<double> host) {
   require(static_cast<std::int64_t>(host.size()) == src.numel(), "download",
           fmt::format("{} values for a tensor of {}", host.size(), to_string(src.extents())));
   dispatch(src.dtype(), [&]<typename T>() {
@@ -90,7 +90,7 @@ void CpuDevice::download(const Tensor& src, std::span<double> host) {
   });
 }
 
-std::int64_t CpuDevice::first_nonfinite(const Tensor& x) {
+std::int64_t CpuDevice::find_nonfinite(const Tensor& x) {
   std::int64_t index = -1;
   dispatch(x.dtype(), [&]<typename T>() {
     const T* v = x.data_as<T>();

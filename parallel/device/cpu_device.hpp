@@ -25,11 +25,13 @@ class CpuDevice final : public Device {
   std::string description() const override;
 
   Tensor empty(const Extents& extents, DType dtype) override;
-  void fill(Tensor& x, double value) override;
-  void copy(const Tensor& src, Tensor& dst) override;
-  void upload(std::span<const double> host, Tensor& dst) override;
-  void download(const Tensor& src, std::span<double> host) override;
-  std::int64_t first_nonfinite(const Tensor& x) override;
+
+ protected:
+  void fill_values(Tensor& x, double value) override;
+  void copy_values(const Tensor& src, Tensor& dst) override;
+  void upload_values(std::span<const double> host, Tensor& dst) override;
+  void download_values(const Tensor& src, std::span<double> host) override;
+  std::int64_t find_nonfinite(const Tensor& x) override;
 };
 
 }  // namespace tplab

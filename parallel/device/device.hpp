@@ -15,13 +15,18 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "core/tensor.hpp"
 #include "device/allocation_accounting.hpp"
 
 namespace tplab {
+
+class TraceRecorder;  // trace/trace_recorder.hpp
+class DeferredSpan;
 
 /// Whether a matmul operand is used as stored or transposed.
 enum class Transpose {
@@ -202,7 +207,7 @@ struct DeviceFamilies {
 /// here by its own name.
 class Device {
  public:
-  virtual ~Device() = default;
+  virtual ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
@@ -225,124 +230,198 @@ class Device {
   /// Tensor of zeros.
   Tensor zeros(const Extents& extents, DType dtype);
   /// Every element of x = value.
-  virtual void fill(Tensor& x, double value) = 0;
+  void fill(Tensor& x, double value) {
+    const OpScope op(*this, "fill", {&x});
+    fill_values(x, value);
+  }
   /// dst = src (same extents and dtype).
-  virtual void copy(const Tensor& src, Tensor& dst) = 0;
+  void copy(const Tensor& src, Tensor& dst) {
+    const OpScope op(*this, "copy", {&src, &dst});
+    copy_values(src, dst);
+  }
   /// Loads host values (any precision) into a tensor of this device, converting to its dtype.
-  virtual void upload(std::span<const double> host, Tensor& dst) = 0;
+  void upload(std::span<const double> host, Tensor& dst) {
+    const OpScope op(*this, "upload", {&dst});
+    upload_values(host, dst);
+  }
   /// Reads a tensor back to the host as f64.
-  virtual void download(const Tensor& src, std::span<double> host) = 0;
+  void download(const Tensor& src, std::span<double> host) {
+    const OpScope op(*this, "download", {&src});
+    download_values(src, host);
+  }
   /// Row-major index of the first NaN or Inf in x, or -1 when every element is finite.
-  virtual std::int64_t first_nonfinite(const Tensor& x) = 0;
+  std::int64_t first_nonfinite(const Tensor& x) {
+    const OpScope op(*this, "first_nonfinite", {&x});
+    return find_nonfinite(x);
+  }
+
+  // ---- tracing --------------------------------------------------------------------------------
+  /// Puts every operation of this device below (memory, read-back and the families') on
+  /// `trace`'s timeline as a slice with its operands' extents and dtype; null, the default,
+  /// records nothing and costs each operation one comparison. A device that runs operations
+  /// asynchronously times them on its own clock as well (start_op_timer). `trace` must outlive
+  /// its use here.
+  void trace_into(TraceRecorder* trace);
+  /// The trace operations go to, or null: code that runs steps marks them on it (TraceScope).
+  TraceRecorder* trace() const { return trace_; }
+
+  /// One traced operation timed on a backend's own clock (start_op_timer).
+  class OpTimer {
+   public:
+    virtual ~OpTimer() = default;
+    /// Marks the operation's end (after it was issued); its span, read when the trace is
+    /// written.
+    virtual std::unique_ptr<DeferredSpan> finish() = 0;
+  };
 
   // ---- the families, each operation by its name (documented on its family above) -----------
   /// GemmOps::matmul.
   void matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
               double alpha = 1.0, double beta = 0.0) {
+    const OpScope op(*this, "matmul", {&a, &b, &c}, product_form(ta, tb));
     families_.gemm->matmul(a, ta, b, tb, c, alpha, beta);
   }
   /// GemmOps::batched_matmul.
   void batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
                       double alpha = 1.0, double beta = 0.0) {
+    const OpScope op(*this, "batched_matmul", {&a, &b, &c}, product_form(ta, tb));
     families_.gemm->batched_matmul(a, ta, b, tb, c, alpha, beta);
   }
 
   /// ElementwiseOps::add_inplace.
-  void add_inplace(Tensor& y, const Tensor& x) { families_.elementwise->add_inplace(y, x); }
+  void add_inplace(Tensor& y, const Tensor& x) {
+    const OpScope op(*this, "add_inplace", {&y, &x});
+    families_.elementwise->add_inplace(y, x);
+  }
   /// ElementwiseOps::scale.
-  void scale(Tensor& x, double alpha) { families_.elementwise->scale(x, alpha); }
+  void scale(Tensor& x, double alpha) {
+    const OpScope op(*this, "scale", {&x});
+    families_.elementwise->scale(x, alpha);
+  }
   /// ElementwiseOps::add_bias.
-  void add_bias(Tensor& y, const Tensor& bias) { families_.elementwise->add_bias(y, bias); }
+  void add_bias(Tensor& y, const Tensor& bias) {
+    const OpScope op(*this, "add_bias", {&y, &bias});
+    families_.elementwise->add_bias(y, bias);
+  }
   /// ElementwiseOps::column_sum.
   void column_sum(const Tensor& x, Tensor& out, double beta = 0.0) {
+    const OpScope op(*this, "column_sum", {&x, &out});
     families_.elementwise->column_sum(x, out, beta);
   }
 
   /// GeluOps::gelu_forward.
-  void gelu_forward(const Tensor& x, Tensor& y) { families_.gelu->gelu_forward(x, y); }
+  void gelu_forward(const Tensor& x, Tensor& y) {
+    const OpScope op(*this, "gelu_forward", {&x, &y});
+    families_.gelu->gelu_forward(x, y);
+  }
   /// GeluOps::gelu_backward.
   void gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
+    const OpScope op(*this, "gelu_backward", {&x, &dy, &dx});
     families_.gelu->gelu_backward(x, dy, dx);
   }
 
   /// SoftmaxOps::causal_softmax_forward.
   void causal_softmax_forward(const Tensor& scores, double scale, Tensor& probs) {
+    const OpScope op(*this, "causal_softmax_forward", {&scores, &probs});
     families_.softmax->causal_softmax_forward(scores, scale, probs);
   }
   /// SoftmaxOps::causal_softmax_backward.
   void causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
                                Tensor& dscores) {
+    const OpScope op(*this, "causal_softmax_backward", {&probs, &dprobs, &dscores});
     families_.softmax->causal_softmax_backward(probs, dprobs, scale, dscores);
   }
 
   /// HeadsOps::split_heads.
   void split_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
+    const OpScope op(*this, "split_heads", {&x, &out});
     families_.heads->split_heads(x, batch, heads, out);
   }
   /// HeadsOps::merge_heads.
   void merge_heads(const Tensor& x, std::int64_t batch, std::int64_t heads, Tensor& out) {
+    const OpScope op(*this, "merge_heads", {&x, &out});
     families_.heads->merge_heads(x, batch, heads, out);
   }
 
   /// LayerNormOps::row_sum.
-  void row_sum(const Tensor& x, Tensor& out) { families_.layernorm->row_sum(x, out); }
+  void row_sum(const Tensor& x, Tensor& out) {
+    const OpScope op(*this, "row_sum", {&x, &out});
+    families_.layernorm->row_sum(x, out);
+  }
   /// LayerNormOps::row_sum_squared_deviation.
   void row_sum_squared_deviation(const Tensor& x, const Tensor& mean, Tensor& out) {
+    const OpScope op(*this, "row_sum_squared_deviation", {&x, &mean, &out});
     families_.layernorm->row_sum_squared_deviation(x, mean, out);
   }
   /// LayerNormOps::layernorm_apply.
   void layernorm_apply(const Tensor& x, const Tensor& mean, const Tensor& var, double eps,
                        const Tensor& gamma, const Tensor& beta, Tensor& xhat, Tensor& rstd,
                        Tensor& y) {
+    const OpScope op(*this, "layernorm_apply", {&x, &gamma, &y});
     families_.layernorm->layernorm_apply(x, mean, var, eps, gamma, beta, xhat, rstd, y);
   }
   /// LayerNormOps::layernorm_backward_sums.
   void layernorm_backward_sums(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
                                Tensor& sums) {
+    const OpScope op(*this, "layernorm_backward_sums", {&dy, &gamma, &sums});
     families_.layernorm->layernorm_backward_sums(dy, gamma, xhat, sums);
   }
   /// LayerNormOps::layernorm_backward_input.
   void layernorm_backward_input(const Tensor& dy, const Tensor& gamma, const Tensor& xhat,
                                 const Tensor& rstd, const Tensor& sums, std::int64_t features,
                                 Tensor& dx) {
+    const OpScope op(*this, "layernorm_backward_input", {&dy, &xhat, &dx});
     families_.layernorm->layernorm_backward_input(dy, gamma, xhat, rstd, sums, features, dx);
   }
   /// LayerNormOps::layernorm_backward_params.
   void layernorm_backward_params(const Tensor& dy, const Tensor& xhat, Tensor& dgamma,
                                  Tensor& dbeta) {
+    const OpScope op(*this, "layernorm_backward_params", {&dy, &dgamma, &dbeta});
     families_.layernorm->layernorm_backward_params(dy, xhat, dgamma, dbeta);
   }
 
   /// VocabularyOps::gather_rows (GPT only).
   void gather_rows(const Tensor& table, std::span<const std::int64_t> rows, Tensor& out) {
+    const OpScope op(*this, "gather_rows", {&table, &out});
     families_.vocabulary->gather_rows(table, rows, out);
   }
   /// VocabularyOps::scatter_add_rows (GPT only).
   void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> rows, Tensor& table) {
+    const OpScope op(*this, "scatter_add_rows", {&src, &table});
     families_.vocabulary->scatter_add_rows(src, rows, table);
   }
   /// VocabularyOps::row_max (GPT only).
-  void row_max(const Tensor& x, Tensor& out) { families_.vocabulary->row_max(x, out); }
+  void row_max(const Tensor& x, Tensor& out) {
+    const OpScope op(*this, "row_max", {&x, &out});
+    families_.vocabulary->row_max(x, out);
+  }
   /// VocabularyOps::cross_entropy_sums (GPT only).
   void cross_entropy_sums(const Tensor& logits, const Tensor& max,
                           std::span<const std::int64_t> targets, Tensor& sums) {
+    const OpScope op(*this, "cross_entropy_sums", {&logits, &sums});
     families_.vocabulary->cross_entropy_sums(logits, max, targets, sums);
   }
   /// VocabularyOps::cross_entropy_backward (GPT only).
   void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
                               std::span<const std::int64_t> targets, double scale,
                               Tensor& dlogits) {
+    const OpScope op(*this, "cross_entropy_backward", {&logits, &dlogits});
     families_.vocabulary->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
   }
   /// VocabularyOps::fill_columns_from (GPT only).
   void fill_columns_from(Tensor& x, std::int64_t col0, double value) {
+    const OpScope op(*this, "fill_columns_from", {&x});
     families_.vocabulary->fill_columns_from(x, col0, value);
   }
 
   /// OptimizerOps::sum_of_squares (training only).
-  double sum_of_squares(const Tensor& x) { return families_.optimizer->sum_of_squares(x); }
+  double sum_of_squares(const Tensor& x) {
+    const OpScope op(*this, "sum_of_squares", {&x});
+    return families_.optimizer->sum_of_squares(x);
+  }
   /// OptimizerOps::adamw_update (training only).
   void adamw_update(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) {
+    const OpScope op(*this, "adamw_update", {&p, &g});
     families_.optimizer->adamw_update(p, g, m, v, step);
   }
 
@@ -350,9 +429,52 @@ class Device {
   /// A backend passes one object of each family; every one must be present.
   explicit Device(DeviceFamilies families);
 
+  /// fill(), as the backend does it.
+  virtual void fill_values(Tensor& x, double value) = 0;
+  /// copy(), as the backend does it.
+  virtual void copy_values(const Tensor& src, Tensor& dst) = 0;
+  /// upload(), as the backend does it.
+  virtual void upload_values(std::span<const double> host, Tensor& dst) = 0;
+  /// download(), as the backend does it.
+  virtual void download_values(const Tensor& src, std::span<double> host) = 0;
+  /// first_nonfinite(), as the backend does it.
+  virtual std::int64_t find_nonfinite(const Tensor& x) = 0;
+
+  /// The timer of a traced operation `name` just about to be issued, or null when the host's
+  /// clock around the call is its time (the CPU, the default). CudaDevice records CUDA events
+  /// on its stream and opens an NVTX range of the same name.
+  virtual std::unique_ptr<OpTimer> start_op_timer(const char* name, TraceRecorder& trace);
+
  private:
+  /// "A B", "A^T B", ...: how a product reads its operands, for the trace.
+  static const char* product_form(Transpose ta, Transpose tb);
+
+  /// The slice of one operation while `trace_into` is on: from construction to destruction.
+  class OpScope {
+   public:
+    OpScope(Device& device, const char* name, std::initializer_list<const Tensor*> operands,
+            const char* form = nullptr)
+        : device_(device.trace_ != nullptr ? &device : nullptr) {
+      if (device_ != nullptr) device_->op_began(name, operands, form);
+    }
+    ~OpScope() {
+      if (device_ != nullptr) device_->op_ended();
+    }
+    OpScope(const OpScope&) = delete;
+    OpScope& operator=(const OpScope&) = delete;
+
+   private:
+    Device* device_;
+  };
+  void op_began(const char* name, std::initializer_list<const Tensor*> operands, const char* form);
+  void op_ended();
+
   DeviceFamilies families_;
   AllocationAccounting allocations_;
+  TraceRecorder* trace_ = nullptr;
+  /// The operations being traced, innermost last (a backend's operation may call another).
+  struct TracedOp;
+  std::vector<TracedOp> ops_;
 };
 
 }  // namespace tplab

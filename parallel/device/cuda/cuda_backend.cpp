@@ -48,7 +48,8 @@ std::unique_ptr<Device> make_device_for_rank() {
 }
 
 std::unique_ptr<Comm> make_world(Device& device, const std::string& comm,
-                                 std::shared_ptr<CommCounters> counters) {
+                                 std::shared_ptr<CommCounters> counters,
+                                 std::shared_ptr<TraceRecorder> trace) {
   CudaDevice& gpu = cuda_device(device);
   std::string chosen = comm;
   if (comm == "auto") {
@@ -58,10 +59,12 @@ std::unique_ptr<Comm> make_world(Device& device, const std::string& comm,
     MPI_Allreduce(&own_gpu, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     chosen = everywhere == 1 ? "nccl" : "mpi";
   }
-  if (chosen == "nccl") return wrap_transport(NcclComm::world(gpu), std::move(counters));
+  if (chosen == "nccl") {
+    return wrap_transport(NcclComm::world(gpu), std::move(counters), std::move(trace));
+  }
   if (chosen == "mpi") {
     return wrap_transport(DeviceStagedComm::world(std::make_shared<CudaStagingCopy>(gpu)),
-                          std::move(counters));
+                          std::move(counters), std::move(trace));
   }
   throw UsageError("unknown communicator '" + comm + "' (use nccl, mpi or auto)");
 }

@@ -10,6 +10,7 @@
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "trace/trace_recorder.hpp"
 
 namespace tplab::cuda {
 
@@ -28,9 +29,11 @@ std::unique_ptr<Device> make_device_for_rank();
 ///   "nccl"  NcclComm, one GPU per rank (refused, on every rank, when ranks share a GPU);
 ///   "mpi"   DeviceStagedComm: MPI through host memory, for ranks that share a GPU;
 ///   "auto"  nccl when every rank has a GPU of its own, else mpi.
-/// Collective over MPI_COMM_WORLD.
+/// With a `trace`, every collective is put on the rank's timeline (wrap_transport). Collective
+/// over MPI_COMM_WORLD.
 std::unique_ptr<Comm> make_world(Device& device, const std::string& comm,
-                                 std::shared_ptr<CommCounters> counters);
+                                 std::shared_ptr<CommCounters> counters,
+                                 std::shared_ptr<TraceRecorder> trace = nullptr);
 
 /// Seconds the GPU spends on the work `enqueue` issues to `device`, from CUDA events.
 double time_on_device(Device& device, const std::function<void()>& enqueue);

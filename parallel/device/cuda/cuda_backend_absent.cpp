@@ -25,7 +25,8 @@ std::unique_ptr<Device> make_device_for_rank() {
   no_cuda();
 }
 
-std::unique_ptr<Comm> make_world(Device&, const std::string&, std::shared_ptr<CommCounters>) {
+std::unique_ptr<Comm> make_world(Device&, const std::string&, std::shared_ptr<CommCounters>,
+                                 std::shared_ptr<TraceRecorder>) {
   no_cuda();
 }
 

@@ -1,12 +1,14 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/bf16.hpp"
@@ -22,6 +24,7 @@
 #include "device/cuda/launch_plan.hpp"
 #include "device/cuda/launch_sync.hpp"
 #include "device/ops/cuda_ops.hpp"
+#include "trace/trace_recorder.hpp"
 
 namespace tplab {
 
@@ -187,6 +190,82 @@ double CudaDevice::time_on_stream(const std::function<void()>& enqueue) {
   return ms * 1e-3;
 }
 
+// ---- tracing ----------------------------------------------------------------------------------
+
+namespace {
+
+/// Two events on the stream around one operation, read against the trace's origin event.
+class StreamSpan final : public DeferredSpan {
+ public:
+  StreamSpan(std::shared_ptr<CudaDevice::State> state, cudaEvent_t start, cudaEvent_t stop)
+      : state_(std::move(state)), start_(start), stop_(stop) {}
+  ~StreamSpan() override {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  StreamSpan(const StreamSpan&) = delete;
+  StreamSpan& operator=(const StreamSpan&) = delete;
+
+  std::pair<double, double> microseconds() override {
+    cuda::check_cuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+    float begin_ms = 0, end_ms = 0;
+    cuda::check_cuda(cudaEventElapsedTime(&begin_ms, state_->trace_origin, start_),
+                     "cudaEventElapsedTime");
+    cuda::check_cuda(cudaEventElapsedTime(&end_ms, state_->trace_origin, stop_),
+                     "cudaEventElapsedTime");
+    return {state_->trace_origin_us + 1e3 * begin_ms, state_->trace_origin_us + 1e3 * end_ms};
+  }
+
+ private:
+  std::shared_ptr<CudaDevice::State> state_;
+  cudaEvent_t start_, stop_;
+};
+
+/// The NVTX range and the start event of one operation; finish() closes both.
+class StreamOpTimer final : public Device::OpTimer {
+ public:
+  StreamOpTimer(std::shared_ptr<CudaDevice::State> state, const char* name)
+      : state_(std::move(state)) {
+    nvtxRangePushA(name);
+    cuda::check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+    cuda::check_cuda(cudaEventRecord(start_, state_->stream), "cudaEventRecord");
+  }
+  std::unique_ptr<DeferredSpan> finish() override {
+    nvtxRangePop();
+    cudaEvent_t stop = nullptr;
+    cuda::check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+    cuda::check_cuda(cudaEventRecord(stop, state_->stream), "cudaEventRecord");
+    return std::make_unique<StreamSpan>(state_, std::exchange(start_, nullptr), stop);
+  }
+  ~StreamOpTimer() override {
+    if (start_ != nullptr) cudaEventDestroy(start_);
+  }
+  StreamOpTimer(const StreamOpTimer&) = delete;
+  StreamOpTimer& operator=(const StreamOpTimer&) = delete;
+
+ private:
+  std::shared_ptr<CudaDevice::State> state_;
+  cudaEvent_t start_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Device::OpTimer> CudaDevice::start_op_timer(const char* name,
+                                                            TraceRecorder& trace) {
+  if (state_->traced_by != &trace) {
+    // The origin: an event reached with nothing queued before it, at a known host time.
+    check_cuda(cudaStreamSynchronize(state_->stream), "cudaStreamSynchronize");
+    if (state_->trace_origin == nullptr) {
+      check_cuda(cudaEventCreate(&state_->trace_origin), "cudaEventCreate");
+    }
+    check_cuda(cudaEventRecord(state_->trace_origin, state_->stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(state_->trace_origin), "cudaEventSynchronize");
+    state_->trace_origin_us = trace.now_us();
+    state_->traced_by = &trace;
+  }
+  return std::make_unique<StreamOpTimer>(state_, name);
+}
+
 // ---- memory and read-back -----------------------------------------------------------------------
 
 Tensor CudaDevice::empty(const Extents& extents, DType dtype) {
@@ -201,7 +280,7 @@ Tensor CudaDevice::empty(const Extents& extents, DType dtype) {
                 allocations().track(static_cast<std::byte*>(raw), elements, free_on_stream));
 }
 
-void CudaDevice::fill(Tensor& x, double value) {
+void CudaDevice::fill_values(Tensor& x, double value) {
   cuda::require_on_device("fill", x);
   const cuda::Launch l =
       cuda::elementwise_launch(x.numel(), state_->properties.multiProcessorCount);
@@ -213,7 +292,7 @@ void CudaDevice::fill(Tensor& x, double value) {
   state_->after_launch("fill_kernel");
 }
 
-void CudaDevice::copy(const Tensor& src, Tensor& dst) {
+void CudaDevice::copy_values(const Tensor& src, Tensor& dst) {
   cuda::require_same("copy", src, dst);
   if (src.bytes() == 0) return;
   check_cuda(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice,
@@ -221,7 +300,7 @@ void CudaDevice::copy(const Tensor& src, Tensor& dst) {
              "cudaMemcpyAsync (device to device)");
 }
 
-void CudaDevice::upload(std::span<const double> host, Tensor& dst) {
+void CudaDevice::upload_values(std::span<const double> host, Tensor& dst) {
   cuda::require_host_size("upload", host.size(), dst);
   std::vector<std::byte> staged(dst.bytes());
   switch (dst.dtype()) {
@@ -248,7 +327,7 @@ void CudaDevice::upload(std::span<const double> host, Tensor& dst) {
   synchronize();  // `staged` ends here
 }
 
-void CudaDevice::download(const Tensor& src, std::span<double> host) {
+void CudaDevice::download_values(const Tensor& src, std::span<double> host) {
   cuda::require_host_size("download", host.size(), src);
   std::vector<std::byte> staged(src.bytes());
   if (staged.empty()) return;
@@ -277,7 +356,7 @@ void CudaDevice::download(const Tensor& src, std::span<double> host) {
   }
 }
 
-std::int64_t CudaDevice::first_nonfinite(const Tensor& x) {
+std::int64_t CudaDevice::find_nonfinite(const Tensor& x) {
   cuda::require_on_device("first_nonfinite", x);
   const cuda::Launch l =
       cuda::elementwise_launch(x.numel(), state_->properties.multiProcessorCount);

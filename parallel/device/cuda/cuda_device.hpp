@@ -52,17 +52,22 @@ class CudaDevice final : public Device {
   void synchronize() override;
 
   Tensor empty(const Extents& extents, DType dtype) override;
-  void fill(Tensor& x, double value) override;
-  void copy(const Tensor& src, Tensor& dst) override;
-  void upload(std::span<const double> host, Tensor& dst) override;
-  void download(const Tensor& src, std::span<double> host) override;
-
-  std::int64_t first_nonfinite(const Tensor& x) override;
 
   /// The stream, the cuBLAS handle and the GPU's properties (defined in cuda_state.cuh). Shared
   /// with the families of operations and the tensors' deleters, which free their memory on the
   /// stream after the device is gone.
   struct State;
+
+ protected:
+  void fill_values(Tensor& x, double value) override;
+  void copy_values(const Tensor& src, Tensor& dst) override;
+  void upload_values(std::span<const double> host, Tensor& dst) override;
+  void download_values(const Tensor& src, std::span<double> host) override;
+  std::int64_t find_nonfinite(const Tensor& x) override;
+  /// An NVTX range named after the operation (nsys shows it) and two CUDA events on the stream
+  /// around it, read against an event recorded when the trace began (the first traced
+  /// operation after trace_into): the operation's span on the GPU's own clock.
+  std::unique_ptr<OpTimer> start_op_timer(const char* name, TraceRecorder& trace) override;
 
  private:
   /// The device on an opened state, with the CUDA object of every family (device/ops/*.cu).

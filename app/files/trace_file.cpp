@@ -1,0 +1,99 @@
+#include "trace_file.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/error.hpp"
+#include "safe_output.hpp"
+
+namespace tplab::app {
+namespace {
+
+/// Every rank's bytes, concatenated on rank 0 (empty elsewhere), each rank's length beside.
+std::vector<std::string> gather_on_rank0(const std::string& mine, MPI_Comm world) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(lengths.size());
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
+  std::vector<char> all;
+  if (rank == 0) {
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      offsets[static_cast<std::size_t>(r)] = total;
+      total += lengths[static_cast<std::size_t>(r)];
+    }
+    all.resize(static_cast<std::size_t>(total));
+  }
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+              0, world);
+  std::vector<std::string> texts;
+  if (rank != 0) return texts;
+  for (int r = 0; r < size; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    texts.emplace_back(all.data() + offsets[i], static_cast<std::size_t>(lengths[i]));
+  }
+  return texts;
+}
+
+}  // namespace
+
+std::size_t trace_capacity() {
+  const char* text = std::getenv("TPLAB_TRACE_EVENTS");
+  if (text == nullptr) return TraceRecorder::kDefaultCapacity;
+  std::size_t events = 0;
+  const char* end = text + std::strlen(text);
+  const auto [last, error] = std::from_chars(text, end, events);
+  if (error != std::errc() || last != end || events < 1000) {
+    throw UsageError(fmt::format(
+        "TPLAB_TRACE_EVENTS={}: give the events a rank's trace keeps as a whole number of at "
+        "least 1000 (default {})",
+        text, TraceRecorder::kDefaultCapacity));
+  }
+  return events;
+}
+
+void write_trace_file(TraceRecorder& trace, MPI_Comm world, const std::string& path,
+                      const std::string& device, const std::string& description) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  if (trace.dropped() > 0) {
+    fmt::print(stderr,
+               "tplab: --trace: rank {} kept its first {} events and dropped {} more (at most {} "
+               "a rank, TPLAB_TRACE_EVENTS): the file ends early; trace fewer steps (--repeats, "
+               "--steps) or raise the cap for the whole run\n",
+               rank, trace.size(), trace.dropped(), trace.capacity());
+  }
+  const nlohmann::json mine = {
+      {"events", trace.events(rank + 1, fmt::format("rank {} ({})", rank, device))},
+      {"dropped", trace.dropped()}};
+  const std::vector<std::string> texts = gather_on_rank0(mine.dump(), world);
+  if (rank != 0) return;
+  nlohmann::json events = nlohmann::json::array();
+  nlohmann::json dropped = nlohmann::json::array();
+  for (const std::string& text : texts) {
+    nlohmann::json part = nlohmann::json::parse(text);
+    for (auto& e : part["events"]) events.push_back(std::move(e));
+    dropped.push_back(part["dropped"]);
+  }
+  const nlohmann::json document = {
+      {"traceEvents", std::move(events)},
+      {"displayTimeUnit", "ms"},
+      {"otherData",
+       {{"producer", "tplab"},
+        {"device", description},
+        {"ranks", texts.size()},
+        {"clock", "microseconds since every rank left one barrier (host steady clock)"},
+        {"pid", "rank + 1 (Perfetto takes pid 0 for the idle process)"},
+        {"capacity_per_rank", trace.capacity()},
+        {"dropped_per_rank", std::move(dropped)}}}};
+  write_file_safely(path, document.dump() + "\n", "--trace");
+}
+
+}  // namespace tplab::app

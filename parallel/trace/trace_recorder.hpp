@@ -1,0 +1,124 @@
+/// @file
+/// TraceRecorder: one rank's timeline of operations, collectives and steps, written once at the
+/// end in the Chrome trace-event format that Perfetto and chrome://tracing open.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tplab {
+
+/// The rows of one rank's timeline (Chrome trace "threads" of the rank's process). None is 0,
+/// which Perfetto takes for the idle thread.
+enum class TraceTrack : int {
+  host = 1,  ///< what the rank's thread does: steps, Device operations, time blocked in collectives
+  device = 2,  ///< operations timed on a GPU's stream (CUDA events), where the device runs them
+  collectives = 10,  ///< collectives from start to completion; lane k is track 10 + k
+};
+
+/// An interval measured on another clock (a GPU's events), read when the trace is written.
+class DeferredSpan {
+ public:
+  virtual ~DeferredSpan() = default;
+  /// Begin and end in microseconds since the recorder's origin; may block until they are known.
+  virtual std::pair<double, double> microseconds() = 0;
+};
+
+/// One rank's trace, buffered in memory: slices on tracks (a name, a category, a begin and end
+/// in microseconds since the origin, arguments), flow arrows between them, and a cap on how many
+/// events it keeps, past which it counts what it dropped. Slices on one track must nest: each
+/// either contains or is disjoint from every other, as the scopes that record them do.
+class TraceRecorder {
+ public:
+  /// Events kept per rank before further ones are dropped (and counted): about 100 MB of JSON.
+  static constexpr std::size_t kDefaultCapacity = 500'000;
+
+  /// A trace whose clock starts now, keeping at most `capacity` events.
+  explicit TraceRecorder(std::size_t capacity = kDefaultCapacity);
+
+  /// Microseconds since the origin, on the host's steady clock.
+  double now_us() const;
+  /// Moves the origin to now (every rank calls it as it leaves one barrier, so that the ranks'
+  /// timelines line up) and forgets what was recorded.
+  void restart();
+
+  /// A slice of `track` from `begin_us` to `end_us`.
+  void slice(int track, std::string name, std::string category, double begin_us, double end_us,
+             nlohmann::json args = nlohmann::json::object());
+  /// A slice whose times another clock measured, resolved when the trace is written.
+  void deferred_slice(int track, std::string name, std::string category,
+                      std::unique_ptr<DeferredSpan> span,
+                      nlohmann::json args = nlohmann::json::object());
+  /// A flow arrow from the slice of `from_track` that holds `from_us` to the one of `to_track`
+  /// that holds `to_us`.
+  void flow(int from_track, double from_us, int to_track, double to_us, std::string name);
+
+  /// Whether `events` more fit; when they do not, counts them as dropped. A caller that records
+  /// several events that belong together (a collective's slices and its flow) asks once, so
+  /// that the cap never keeps half of them.
+  bool reserve(std::size_t events);
+
+  /// The lowest lane of the collectives' tracks that no collective in flight holds, now held
+  /// until release_lane(): collectives on one lane never overlap, so their slices nest.
+  int acquire_lane();
+  /// Frees a lane acquire_lane() gave.
+  void release_lane(int lane);
+
+  /// Events dropped past the capacity.
+  std::size_t dropped() const { return dropped_; }
+  /// Events kept.
+  std::size_t size() const { return events_.size() + deferred_.size(); }
+  /// The capacity.
+  std::size_t capacity() const { return capacity_; }
+
+  /// This rank's events as Chrome trace events of process `pid` named `process_name`, with the
+  /// names of its tracks; resolves deferred slices first.
+  nlohmann::json events(int pid, const std::string& process_name);
+
+ private:
+  struct Deferred {
+    int track;
+    std::string name, category;
+    std::unique_ptr<DeferredSpan> span;
+    nlohmann::json args;
+  };
+  bool room();
+
+  std::chrono::steady_clock::time_point origin_;
+  std::size_t capacity_;
+  std::size_t dropped_ = 0;
+  std::uint64_t next_flow_ = 1;
+  std::vector<bool> lanes_;  ///< lane k held by a collective in flight
+  int lanes_used_ = 0;       ///< lanes ever held, for their names
+  bool device_used_ = false;
+  std::vector<nlohmann::json> events_;
+  std::vector<Deferred> deferred_;
+};
+
+/// Records a slice of the host track from its construction to its destruction; does nothing
+/// when the recorder is null, so that untraced code pays one comparison.
+class TraceScope {
+ public:
+  /// A slice `name` of category `category` begins now, when `trace` is not null.
+  TraceScope(TraceRecorder* trace, std::string name, std::string category,
+             nlohmann::json args = nlohmann::json::object());
+  ~TraceScope();
+  /// Ends the slice now rather than at destruction.
+  void close();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  TraceRecorder* trace_;
+  std::string name_, category_;
+  nlohmann::json args_;
+  double begin_us_ = 0;
+};
+
+}  // namespace tplab
