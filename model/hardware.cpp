@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -94,6 +95,26 @@ nlohmann::json link_json(const Link& link) {
   return j;
 }
 
+/// The per-dtype peaks of `key` ({"bf16": ..., "f32": ...}), each with its source; none when the
+/// profile has no such object.
+std::map<std::string, double> read_peaks(const FieldReader& f, const std::string& key) {
+  std::map<std::string, double> peaks;
+  if (!f.has(key)) return peaks;
+  if (!f.at(key).is_object()) throw f.error(key, "must be an object of dtype: FLOP/s");
+  for (const auto& [dtype, value] : f.at(key).items()) peaks[dtype] = f.number(key + "." + dtype);
+  return peaks;
+}
+
+std::vector<std::string> read_gpu_names(const FieldReader& f) {
+  std::vector<std::string> names;
+  if (!f.has("gpu_names")) return names;
+  for (const auto& name : f.at("gpu_names")) {
+    if (!name.is_string()) throw f.error("gpu_names", "must be a list of strings");
+    names.push_back(name.get<std::string>());
+  }
+  return names;
+}
+
 }  // namespace
 
 const LinkRate& Link::rate_of(Collective collective) const {
@@ -117,6 +138,12 @@ HardwareProfile parse_profile(const std::string& name, const nlohmann::json& jso
   p.memory_bytes = f.number("memory_bytes");
   p.intra_node = read_link(f, "intra_node");
   if (f.has("inter_node")) p.inter_node = read_link(f, "inter_node");
+  p.gpu_names = read_gpu_names(f);
+  p.dense_peak_flops_per_s = read_peaks(f, "dense_peak_flops_per_s");
+  p.sparse_peak_flops_per_s = read_peaks(f, "sparse_peak_flops_per_s");
+  if (!p.gpu_names.empty() && p.dense_peak_flops_per_s.empty()) {
+    throw f.error("gpu_names", "needs \"dense_peak_flops_per_s\": a GPU's MFU divides by them");
+  }
   p.sources = f.sources();
   return p;
 }
@@ -129,6 +156,9 @@ nlohmann::json profile_json(const HardwareProfile& p) {
                       {"memory_bytes", p.memory_bytes},
                       {"intra_node", link_json(p.intra_node)}};
   if (p.inter_node) j["inter_node"] = link_json(*p.inter_node);
+  if (!p.gpu_names.empty()) j["gpu_names"] = p.gpu_names;
+  if (!p.dense_peak_flops_per_s.empty()) j["dense_peak_flops_per_s"] = p.dense_peak_flops_per_s;
+  if (!p.sparse_peak_flops_per_s.empty()) j["sparse_peak_flops_per_s"] = p.sparse_peak_flops_per_s;
   j["sources"] = p.sources;
   return j;
 }
@@ -174,6 +204,23 @@ std::map<std::string, HardwareProfile> available_profiles(const std::string& ext
     for (auto& [name, profile] : load_profiles(file)) profiles[name] = std::move(profile);
   }
   return profiles;
+}
+
+std::optional<GpuPeak> gpu_peak(const std::map<std::string, HardwareProfile>& profiles,
+                                const std::string& device_name, std::string_view dtype) {
+  const std::string key(dtype);
+  for (const auto& [name, p] : profiles) {
+    if (std::find(p.gpu_names.begin(), p.gpu_names.end(), device_name) == p.gpu_names.end()) {
+      continue;
+    }
+    const auto dense = p.dense_peak_flops_per_s.find(key);
+    if (dense == p.dense_peak_flops_per_s.end()) return std::nullopt;
+    const auto sparse = p.sparse_peak_flops_per_s.find(key);
+    return GpuPeak{name, key, dense->second,
+                   sparse == p.sparse_peak_flops_per_s.end() ? 0.0 : sparse->second,
+                   p.sources.at("dense_peak_flops_per_s." + key)};
+  }
+  return std::nullopt;
 }
 
 const HardwareProfile& find_profile(const std::map<std::string, HardwareProfile>& profiles,

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "comm/collective.hpp"
 
@@ -49,7 +50,30 @@ struct HardwareProfile {
   Link intra_node;                             ///< between devices of one node
   std::optional<Link> inter_node;              ///< between nodes; none: the profile is one node
   std::map<std::string, std::string> sources;  ///< for each number (by its key), where it is from
+  /// The names CUDA gives the profile's GPU ("NVIDIA H200"), matched whole, for a GPU run's
+  /// MFU (gpu_peak); empty for a profile of no GPU.
+  std::vector<std::string> gpu_names;
+  /// The device's dense peak per dtype name ("bf16", "f32", "f64"), FLOP/s: without structured
+  /// sparsity, which is what MFU divides by.
+  std::map<std::string, double> dense_peak_flops_per_s;
+  /// The peak with 2:4 structured sparsity where the datasheet quotes one: twice the dense
+  /// peak, kept beside it so that nobody takes it for the peak.
+  std::map<std::string, double> sparse_peak_flops_per_s;
 };
+
+/// A GPU's dense peak for one dtype, and where it is from.
+struct GpuPeak {
+  std::string profile;            ///< the profile that names the GPU
+  std::string dtype;              ///< the dtype the peak is for
+  double flops_per_s = 0;         ///< dense
+  double sparse_flops_per_s = 0;  ///< with 2:4 sparsity, or 0 where the profile gives none
+  std::string source;             ///< the datasheet line
+};
+
+/// The dense peak of the GPU CUDA calls `device_name` in `dtype`, from the profile whose
+/// gpu_names hold that name; none when no profile names the GPU or gives that dtype's peak.
+std::optional<GpuPeak> gpu_peak(const std::map<std::string, HardwareProfile>& profiles,
+                                const std::string& device_name, std::string_view dtype);
 
 /// Parses one profile; `name` is its key in the file. Throws UsageError naming the field when
 /// a number is missing, not positive, or lacks its source.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "fma_peak.hpp"
+#include "hardware.hpp"
 #include "process_resources.hpp"
 
 namespace tplab::app {
@@ -20,6 +21,17 @@ nlohmann::json measured_peak(DType dtype) {
 double model_flops_utilisation(double flops_per_second, int np, const nlohmann::json& peak) {
   const int cores = std::min(np, peak["cores"].get<int>());
   return flops_per_second / (cores * peak["flops_per_s_per_core"].get<double>());
+}
+
+nlohmann::json gpu_dense_peak(const std::string& gpu, DType dtype) {
+  const auto peak = model::gpu_peak(model::available_profiles(), gpu, dtype_name(dtype));
+  if (!peak) return nullptr;
+  return {{"dtype", peak->dtype},
+          {"flops_per_s", peak->flops_per_s},
+          {"sparse_flops_per_s", peak->sparse_flops_per_s},
+          {"sparsity", "dense"},
+          {"profile", peak->profile},
+          {"source", peak->source}};
 }
 
 }  // namespace tplab::app

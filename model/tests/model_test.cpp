@@ -497,6 +497,44 @@ TEST(Hardware, ANumberWithoutSourceOrNotPositiveIsRefused) {
   EXPECT_THROW(parse_profile("x", zero), UsageError);
 }
 
+TEST(Hardware, AGpuPeakIsItsProfilesDensePeakNeverTheSparseOne) {
+  const auto profiles = load_profiles(shipped_hardware_file());
+  const auto h200 = gpu_peak(profiles, "NVIDIA H200", "bf16");
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_EQ(h200->profile, "dgx-h200");
+  EXPECT_EQ(h200->flops_per_s, 989e12);
+  EXPECT_EQ(h200->sparse_flops_per_s, 1979e12) << "the figure with 2:4 sparsity, kept apart";
+  EXPECT_NE(h200->source.find("dense is half"), std::string::npos) << h200->source;
+  EXPECT_EQ(gpu_peak(profiles, "NVIDIA H100 80GB HBM3", "f32")->flops_per_s, 67e12);
+  EXPECT_EQ(gpu_peak(profiles, "NVIDIA A100-SXM4-80GB", "bf16")->flops_per_s, 312e12);
+  // Names are matched whole: the H200 NVL and the H100 PCIe have lower peaks of their own.
+  EXPECT_FALSE(gpu_peak(profiles, "NVIDIA H200 NVL", "bf16").has_value());
+  EXPECT_FALSE(gpu_peak(profiles, "NVIDIA H100 PCIe", "bf16").has_value());
+  EXPECT_FALSE(gpu_peak(profiles, "NVIDIA H200", "f16").has_value()) << "no peak for that dtype";
+  for (const auto& [name, p] : profiles) {
+    for (const auto& [dtype, sparse] : p.sparse_peak_flops_per_s) {
+      EXPECT_LT(p.dense_peak_flops_per_s.at(dtype), sparse) << name << " " << dtype;
+    }
+  }
+}
+
+TEST(Hardware, AGpuProfileNeedsDensePeaksWithSources) {
+  const nlohmann::json good = profile_json(load_profiles(shipped_hardware_file()).at("dgx-h200"));
+  EXPECT_NO_THROW(parse_profile("x", good));
+  nlohmann::json unsourced = good;
+  unsourced["sources"].erase("dense_peak_flops_per_s.bf16");
+  EXPECT_THROW(parse_profile("x", unsourced), UsageError);
+  nlohmann::json no_peaks = good;
+  no_peaks.erase("dense_peak_flops_per_s");
+  try {
+    parse_profile("x", no_peaks);
+    FAIL() << "a GPU's profile without dense peaks was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs \"dense_peak_flops_per_s\""), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Hardware, UnknownNamesListTheKnownOnes) {
   const auto profiles = available_profiles();
   try {
@@ -504,7 +542,7 @@ TEST(Hardware, UnknownNamesListTheKnownOnes) {
     FAIL();
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown hardware 'tpu-v9' (known: dgx-a100, dgx-h100, "
-                                         "local)"),
+                                         "dgx-h200, local)"),
               std::string::npos)
         << e.what();
   }

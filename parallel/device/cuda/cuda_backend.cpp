@@ -69,6 +69,10 @@ std::unique_ptr<Comm> make_world(Device& device, const std::string& comm,
   throw UsageError("unknown communicator '" + comm + "' (use nccl, mpi or auto)");
 }
 
+std::string gpu_name(Device& device) {
+  return cuda_device(device).name();
+}
+
 double time_on_device(Device& device, const std::function<void()>& enqueue) {
   return cuda_device(device).time_on_stream(enqueue);
 }

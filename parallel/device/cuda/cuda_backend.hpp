@@ -35,6 +35,9 @@ std::unique_ptr<Comm> make_world(Device& device, const std::string& comm,
                                  std::shared_ptr<CommCounters> counters,
                                  std::shared_ptr<TraceRecorder> trace = nullptr);
 
+/// The GPU's name as CUDA gives it ("NVIDIA H200"), of a device make_device_for_rank made.
+std::string gpu_name(Device& device);
+
 /// Seconds the GPU spends on the work `enqueue` issues to `device`, from CUDA events.
 double time_on_device(Device& device, const std::function<void()>& enqueue);
 

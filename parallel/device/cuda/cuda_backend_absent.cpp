@@ -30,6 +30,10 @@ std::unique_ptr<Comm> make_world(Device&, const std::string&, std::shared_ptr<Co
   no_cuda();
 }
 
+std::string gpu_name(Device&) {
+  no_cuda();
+}
+
 double time_on_device(Device&, const std::function<void()>&) {
   no_cuda();
 }
