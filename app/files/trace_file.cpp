@@ -70,30 +70,31 @@ void write_trace_file(TraceRecorder& trace, MPI_Comm world, const std::string& p
                "--steps) or raise the cap for the whole run\n",
                rank, trace.size(), trace.dropped(), trace.capacity());
   }
-  const nlohmann::json mine = {
-      {"events", trace.events(rank + 1, fmt::format("rank {} ({})", rank, device))},
-      {"dropped", trace.dropped()}};
-  const std::vector<std::string> texts = gather_on_rank0(mine.dump(), world);
+  // Each rank's events as text, joined on rank 0 without parsing them again.
+  const std::string mine = trace.events_json(fmt::format("rank {} ({})", rank, device));
+  const std::vector<std::string> texts = gather_on_rank0(mine, world);
+  const std::vector<std::string> counts = gather_on_rank0(std::to_string(trace.dropped()), world);
   if (rank != 0) return;
-  nlohmann::json events = nlohmann::json::array();
   nlohmann::json dropped = nlohmann::json::array();
+  for (const std::string& c : counts) dropped.push_back(std::stoull(c));
+  const nlohmann::json other = {
+      {"producer", "tplab"},
+      {"device", description},
+      {"ranks", texts.size()},
+      {"clock", "microseconds since every rank left one barrier (host steady clock)"},
+      {"pid", "rank + 1 (Perfetto takes pid 0 for the idle process)"},
+      {"capacity_per_rank", trace.capacity()},
+      {"dropped_per_rank", std::move(dropped)}};
+  std::string document = "{\"traceEvents\":[";
+  bool first = true;
   for (const std::string& text : texts) {
-    nlohmann::json part = nlohmann::json::parse(text);
-    for (auto& e : part["events"]) events.push_back(std::move(e));
-    dropped.push_back(part["dropped"]);
+    if (text.empty()) continue;
+    if (!first) document += ',';
+    document += text;
+    first = false;
   }
-  const nlohmann::json document = {
-      {"traceEvents", std::move(events)},
-      {"displayTimeUnit", "ms"},
-      {"otherData",
-       {{"producer", "tplab"},
-        {"device", description},
-        {"ranks", texts.size()},
-        {"clock", "microseconds since every rank left one barrier (host steady clock)"},
-        {"pid", "rank + 1 (Perfetto takes pid 0 for the idle process)"},
-        {"capacity_per_rank", trace.capacity()},
-        {"dropped_per_rank", std::move(dropped)}}}};
-  write_file_safely(path, document.dump() + "\n", "--trace");
+  document += "],\"displayTimeUnit\":\"ms\",\"otherData\":" + other.dump() + "}\n";
+  write_file_safely(path, document, "--trace");
 }
 
 }  // namespace tplab::app

@@ -16,9 +16,9 @@ namespace tplab::app {
 /// 1000; else UsageError), else TraceRecorder::kDefaultCapacity.
 std::size_t trace_capacity();
 
-/// Writes every rank's `trace` to `path` on rank 0 of `world`: one Chrome trace-event file,
-/// rank r as process r + 1 named "rank r (`device`)", `description` (the device's) in its
-/// otherData. Says on stderr how many events a rank dropped past the cap, if any did.
+/// Writes every rank's `trace` (made with pid rank + 1) to `path` on rank 0 of `world`: one
+/// Chrome trace-event file, rank r's process named "rank r (`device`)", `description` (the
+/// device's) in its otherData. Says on stderr how many events a rank dropped past the cap, if any did.
 /// Collective over `world`.
 void write_trace_file(TraceRecorder& trace, MPI_Comm world, const std::string& path,
                       const std::string& device, const std::string& description);

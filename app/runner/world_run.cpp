@@ -29,7 +29,11 @@ struct Backend {
 Backend make_backend(const WorldSetup& setup) {
   validate_backend_choice(setup.backend, setup.comm);
   Backend b;
-  if (setup.trace) b.trace = std::make_shared<TraceRecorder>(trace_capacity());
+  if (setup.trace) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    b.trace = std::make_shared<TraceRecorder>(rank + 1, trace_capacity());  // pid: rank + 1
+  }
   if (setup.backend == "cpu") {
     b.device = std::make_unique<CpuDevice>();
     std::unique_ptr<MpiComm> transport = MpiComm::world();

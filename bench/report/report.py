@@ -73,6 +73,18 @@ def checked_trace(path, data):
     return data
 
 
+def trace_of(run):
+    """The trace file a run names, where it is: as written, or beside the run's own JSON (a
+    folder of results moved elsewhere keeps them together); None when it is not there."""
+    path = run.get("trace")
+    if not path:
+        return None
+    for candidate in (path, os.path.join(run.get("_folder", ""), os.path.basename(path))):
+        if os.path.exists(candidate):
+            return candidate
+    return None
+
+
 def load(paths):
     """Splits the inputs into scaling runs, collective rows and traces (path, document), by their
     shape. A run that names its --trace brings that trace in too, when the file is there."""
@@ -85,14 +97,14 @@ def load(paths):
             rows += data["rows"]
         elif isinstance(data, dict) and isinstance(data.get("runs"), list) and all(
                 "step_ms" in r for r in data["runs"]):
-            runs += data["runs"]
+            runs += [dict(r, _folder=os.path.dirname(path)) for r in data["runs"]]
         else:
             raise BadInput(f"{path}: neither `tplab bench scaling --json` (runs with step_ms), "
                            "`tplab bench comm --json` (rows) nor a `--trace` file")
     given = {os.path.realpath(p) for p, _ in traces}
     for r in runs:
-        path = r.get("trace")
-        if path and os.path.realpath(path) not in given and os.path.exists(path):
+        path = trace_of(r)
+        if path and os.path.realpath(path) not in given:
             traces.append((path, checked_trace(path, read_json(path))))
             given.add(os.path.realpath(path))
     if not runs and not rows and not traces:
@@ -665,7 +677,7 @@ def timeline_section(traces, runs, out_dir):
           "run. Open the file itself in Perfetto (ui.perfetto.dev) or chrome://tracing for every "
           "step, every operation's shapes and every collective's group, ranks and bytes.", ""]
     made, table = [], []
-    by_trace = {os.path.realpath(r["trace"]): r for r in runs if r.get("trace")}
+    by_trace = {os.path.realpath(trace_of(r)): r for r in runs if trace_of(r)}
     for path, document in traces:
         stem = os.path.splitext(os.path.basename(path))[0]
         name = f"timeline-{stem}.png"

@@ -756,7 +756,9 @@ int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body
   std::unique_ptr<Comm> world;
   try {
     if (trace_path != nullptr && role != LessonRole::judge) {
-      trace = std::make_shared<TraceRecorder>(app::trace_capacity());
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      trace = std::make_shared<TraceRecorder>(rank + 1, app::trace_capacity());
     }
     world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>(), trace);
     run_seed = read_run_seed(role, transcripts, world->rank());

@@ -34,7 +34,7 @@ class TracedPending final : public PendingTransport {
     if (!trace_->reserve(kEventsOfACollective)) return;
     trace_->slice(kHost, "wait " + name_, "comm-blocked", waiting, done,
                   {{"collective", name_}, {"group", args_["group"]}});
-    trace_->slice(lane_track(lane_), name_, "collective", begin_us_, done, std::move(args_));
+    trace_->slice(lane_track(lane_), name_, "collective", begin_us_, done, args_);
     trace_->flow(lane_track(lane_), begin_us_, kHost, waiting, name_);
   }
 
@@ -90,7 +90,7 @@ std::unique_ptr<DeviceInterval> TracingComm::run(const CollectiveCall& call) {
   nlohmann::json args = describe(call);
   trace_->slice(kHost, name, "comm-blocked", begin, end,
                 {{"collective", name}, {"group", group()}});
-  trace_->slice(lane_track(lane), name, "collective", begin, end, std::move(args));
+  trace_->slice(lane_track(lane), name, "collective", begin, end, args);
   trace_->flow(lane_track(lane), begin, kHost, begin, name);
   return on_device;
 }

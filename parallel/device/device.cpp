@@ -61,13 +61,13 @@ void Device::op_ended() {
   ops_.pop_back();
   const int host = static_cast<int>(TraceTrack::host);
   if (!op.timer) {
-    trace_->slice(host, op.name, "op", op.begin_us, end_us, std::move(op.args));
+    trace_->slice(host, op.name, "op", op.begin_us, end_us, op.args);
     return;
   }
   // Issued here, run later on the device: the host slice is the launch, the device one the work.
   trace_->deferred_slice(static_cast<int>(TraceTrack::device), op.name, "op", op.timer->finish(),
                          op.args);
-  trace_->slice(host, op.name, "launch", op.begin_us, end_us, std::move(op.args));
+  trace_->slice(host, op.name, "launch", op.begin_us, end_us, op.args);
 }
 
 Tensor Device::zeros(const Extents& extents, DType dtype) {

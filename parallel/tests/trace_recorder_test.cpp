@@ -4,6 +4,7 @@
 // its operands, until tracing is turned off.
 #include "trace/trace_recorder.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,11 @@ namespace {
 
 constexpr int kHost = static_cast<int>(TraceTrack::host);
 
+/// The recorder's events, parsed.
+nlohmann::json events_of(TraceRecorder& trace, const std::string& process = "rank") {
+  return nlohmann::json::parse(fmt::format("[{}]", trace.events_json(process)));
+}
+
 std::vector<nlohmann::json> of_phase(const nlohmann::json& events, const std::string& phase) {
   std::vector<nlohmann::json> out;
   for (const auto& e : events) {
@@ -26,20 +32,20 @@ std::vector<nlohmann::json> of_phase(const nlohmann::json& events, const std::st
 }
 
 TEST(TraceRecorder, KeepsItsCapacityAndCountsWhatItDrops) {
-  TraceRecorder trace(5);
+  TraceRecorder trace(1, 5);
   for (int i = 0; i < 8; ++i) trace.slice(kHost, "op", "op", i, i + 0.5);
   EXPECT_EQ(trace.size(), 5u);
   EXPECT_EQ(trace.dropped(), 3u);
   trace.flow(10, 0, kHost, 0, "all_reduce");  // a flow is two events: none fits
   EXPECT_EQ(trace.dropped(), 5u);
-  EXPECT_EQ(of_phase(trace.events(0, "rank 0"), "X").size(), 5u);
+  EXPECT_EQ(of_phase(events_of(trace), "X").size(), 5u);
   trace.restart();
   EXPECT_EQ(trace.size(), 0u);
   EXPECT_EQ(trace.dropped(), 0u);
 }
 
 TEST(TraceRecorder, ReusesALaneOnlyOnceItIsFree) {
-  TraceRecorder trace;
+  TraceRecorder trace(1);
   EXPECT_EQ(trace.acquire_lane(), 0);
   EXPECT_EQ(trace.acquire_lane(), 1);
   trace.release_lane(0);
@@ -49,18 +55,18 @@ TEST(TraceRecorder, ReusesALaneOnlyOnceItIsFree) {
 }
 
 TEST(TraceRecorder, EventsCarryThePidFlowIdsOfTheFileAndTrackNames) {
-  TraceRecorder trace;
+  TraceRecorder trace(3);
   const int lane = trace.acquire_lane();
   trace.slice(10 + lane, "all_gather", "collective", 1, 4);
   trace.slice(kHost, "wait all_gather", "comm-blocked", 3, 4);
   trace.flow(10 + lane, 1, kHost, 3, "all_gather");
-  const nlohmann::json events = trace.events(3, "rank 3 (cpu)");
+  const nlohmann::json events = events_of(trace, "rank 3 (cpu)");
   for (const auto& e : events) EXPECT_EQ(e["pid"], 3);
   const auto starts = of_phase(events, "s"), finishes = of_phase(events, "f");
   ASSERT_EQ(starts.size(), 1u);
   ASSERT_EQ(finishes.size(), 1u);
   EXPECT_EQ(starts[0]["id"], finishes[0]["id"]);
-  EXPECT_EQ(starts[0]["id"].get<std::uint64_t>() >> 32, 3u);  // rank 3's own ids
+  EXPECT_EQ(starts[0]["id"].get<std::uint64_t>() >> 32, 3u);  // process 3's own ids
   EXPECT_EQ(finishes[0]["bp"], "e");
   std::vector<int> named;
   for (const auto& m : of_phase(events, "M")) {
@@ -74,13 +80,13 @@ TEST(TraceRecorder, EventsCarryThePidFlowIdsOfTheFileAndTrackNames) {
 }
 
 TEST(TraceScope, RecordsAHostSliceAndNothingWithoutARecorder) {
-  TraceRecorder trace;
+  TraceRecorder trace(1);
   {
     const TraceScope none(nullptr, "step 0", "step");
     TraceScope step(&trace, "step 1", "step", {{"series", "step"}});
     step.close();
   }
-  const auto slices = of_phase(trace.events(0, "rank 0"), "X");
+  const auto slices = of_phase(events_of(trace), "X");
   ASSERT_EQ(slices.size(), 1u);
   EXPECT_EQ(slices[0]["name"], "step 1");
   EXPECT_EQ(slices[0]["args"]["series"], "step");
@@ -89,7 +95,7 @@ TEST(TraceScope, RecordsAHostSliceAndNothingWithoutARecorder) {
 
 TEST(DeviceTracing, EveryOperationIsASliceWithItsOperandsUntilTurnedOff) {
   CpuDevice device;
-  TraceRecorder trace;
+  TraceRecorder trace(1);
   Tensor a = device.zeros({4, 3}, DType::f64);  // untraced: before trace_into
   Tensor b = device.zeros({4, 5}, DType::f64);
   Tensor c = device.empty({3, 5}, DType::f64);
@@ -100,7 +106,7 @@ TEST(DeviceTracing, EveryOperationIsASliceWithItsOperandsUntilTurnedOff) {
   device.fill(c, 1.0);
   device.trace_into(nullptr);
   device.scale(c, 2.0);  // untraced again
-  const auto slices = of_phase(trace.events(0, "rank 0"), "X");
+  const auto slices = of_phase(events_of(trace), "X");
   ASSERT_EQ(slices.size(), 3u);
   EXPECT_EQ(slices[0]["name"], "matmul");
   EXPECT_EQ(slices[0]["cat"], "op");

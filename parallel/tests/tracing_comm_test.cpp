@@ -3,6 +3,7 @@
 // one flow to the host slice that waited for it; the host track holds the time blocked in it,
 // the whole call of a blocking one, starting and waiting for a started one; a group of one rank
 // records nothing, as it counts nothing; the counters count as they do untraced.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,10 +28,24 @@ std::vector<nlohmann::json> with(const nlohmann::json& events, const std::string
   return out;
 }
 
+/// One flow per collective, each finishing where a comm-blocked slice of the host begins.
+void expect_one_flow_each(const nlohmann::json& events, std::size_t collectives,
+                          const std::vector<nlohmann::json>& blocked) {
+  const auto starts = with(events, "ph", "s"), finishes = with(events, "ph", "f");
+  ASSERT_EQ(starts.size(), collectives);
+  ASSERT_EQ(finishes.size(), collectives);
+  for (const auto& f : finishes) {
+    EXPECT_TRUE(std::any_of(blocked.begin(), blocked.end(),
+                            [&](const auto& b) { return b["ts"] == f["ts"]; }));
+  }
+}
+
 TEST(TracingComm, EveryCollectiveIsASliceWithItsGroupRanksAndBytesAndOneFlow) {
-  auto trace = std::make_shared<TraceRecorder>();
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  auto trace = std::make_shared<TraceRecorder>(r + 1);
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>(), trace);
-  const int p = world->size(), r = world->rank();
+  const int p = world->size();
   // Even and odd world ranks: at p = 1 and 2 each half is a group of one rank.
   auto half = world->split(r % 2, r, "half");
   CpuDevice host;
@@ -42,7 +57,8 @@ TEST(TracingComm, EveryCollectiveIsASliceWithItsGroupRanksAndBytesAndOneFlow) {
   gather.wait();
   world->barrier();
 
-  const nlohmann::json events = trace->events(r + 1, "rank");
+  const nlohmann::json events =
+      nlohmann::json::parse(fmt::format("[{}]", trace->events_json("rank")));
   const auto collectives = with(events, "cat", "collective");
   const int expected = (p > 1 ? 1 : 0) + (half->size() > 1 ? 1 : 0);
   ASSERT_EQ(static_cast<int>(collectives.size()), expected);
@@ -75,14 +91,7 @@ TEST(TracingComm, EveryCollectiveIsASliceWithItsGroupRanksAndBytesAndOneFlow) {
   EXPECT_EQ(static_cast<int>(blocked.size()), (p > 1 ? 1 : 0) + (half->size() > 1 ? 2 : 0));
   for (const auto& b : blocked) EXPECT_EQ(b["tid"], kHost);
   EXPECT_EQ(with(events, "cat", "barrier").size(), 1u);
-  // One flow per collective, its finish where a comm-blocked slice begins.
-  const auto starts = with(events, "ph", "s"), finishes = with(events, "ph", "f");
-  ASSERT_EQ(starts.size(), collectives.size());
-  ASSERT_EQ(finishes.size(), collectives.size());
-  for (const auto& f : finishes) {
-    EXPECT_TRUE(std::any_of(blocked.begin(), blocked.end(),
-                            [&](const auto& b) { return b["ts"] == f["ts"]; }));
-  }
+  expect_one_flow_each(events, collectives.size(), blocked);
   // Traced or not, the counters count the same collectives.
   EXPECT_EQ(static_cast<int>(world->counters().snapshot().size()), expected);
 }

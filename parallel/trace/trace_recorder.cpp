@@ -15,9 +15,16 @@ nlohmann::json metadata(int pid, int tid, const char* what, const std::string& n
 
 }  // namespace
 
-TraceRecorder::TraceRecorder(std::size_t capacity)
-    : origin_(std::chrono::steady_clock::now()), capacity_(capacity) {
+/// The JSON text reserved up front: about 200 bytes an event, at most 64 MiB (the allocator
+/// maps a block that large on its own, apart from the tensors' memory; pages are touched only
+/// as the text fills them).
+constexpr std::size_t kBytesPerEvent = 200;
+constexpr std::size_t kMostReserved = std::size_t{64} << 20;
+
+TraceRecorder::TraceRecorder(int pid, std::size_t capacity)
+    : pid_(pid), origin_(std::chrono::steady_clock::now()), capacity_(capacity) {
   check(capacity_ > 0, "a trace needs room for at least one event");
+  text_.reserve(std::min(capacity_ * kBytesPerEvent, kMostReserved));
 }
 
 double TraceRecorder::now_us() const {
@@ -27,7 +34,8 @@ double TraceRecorder::now_us() const {
 
 void TraceRecorder::restart() {
   origin_ = std::chrono::steady_clock::now();
-  events_.clear();
+  text_.clear();
+  kept_ = 0;
   deferred_.clear();
   dropped_ = 0;
 }
@@ -38,16 +46,29 @@ bool TraceRecorder::room() {
   return false;
 }
 
-void TraceRecorder::slice(int track, std::string name, std::string category, double begin_us,
-                          double end_us, nlohmann::json args) {
+bool TraceRecorder::reserve(std::size_t events) {
+  if (size() + events <= capacity_) return true;
+  dropped_ += events;
+  return false;
+}
+
+void TraceRecorder::append(const nlohmann::json& event) {
+  text_ += event.dump();
+  text_ += ',';
+  ++kept_;
+}
+
+void TraceRecorder::slice(int track, std::string_view name, std::string_view category,
+                          double begin_us, double end_us, const nlohmann::json& args) {
   if (!room()) return;
-  events_.push_back({{"ph", "X"},
-                     {"tid", track},
-                     {"name", std::move(name)},
-                     {"cat", std::move(category)},
-                     {"ts", begin_us},
-                     {"dur", std::max(0.0, end_us - begin_us)},
-                     {"args", std::move(args)}});
+  append({{"ph", "X"},
+          {"pid", pid_},
+          {"tid", track},
+          {"name", name},
+          {"cat", category},
+          {"ts", begin_us},
+          {"dur", std::max(0.0, end_us - begin_us)},
+          {"args", args}});
 }
 
 void TraceRecorder::deferred_slice(int track, std::string name, std::string category,
@@ -59,31 +80,24 @@ void TraceRecorder::deferred_slice(int track, std::string name, std::string cate
 }
 
 void TraceRecorder::flow(int from_track, double from_us, int to_track, double to_us,
-                         std::string name) {
-  if (size() + 2 > capacity_) {
-    dropped_ += 2;
-    return;
-  }
-  const std::uint64_t id = next_flow_++;
-  events_.push_back({{"ph", "s"},
-                     {"tid", from_track},
-                     {"id", id},
-                     {"ts", from_us},
-                     {"name", name},
-                     {"cat", "flow"}});
-  events_.push_back({{"ph", "f"},
-                     {"bp", "e"},
-                     {"tid", to_track},
-                     {"id", id},
-                     {"ts", to_us},
-                     {"name", std::move(name)},
-                     {"cat", "flow"}});
-}
-
-bool TraceRecorder::reserve(std::size_t events) {
-  if (size() + events <= capacity_) return true;
-  dropped_ += events;
-  return false;
+                         std::string_view name) {
+  if (!reserve(2)) return;
+  const std::uint64_t id = (static_cast<std::uint64_t>(pid_) << 32) + next_flow_++;
+  append({{"ph", "s"},
+          {"pid", pid_},
+          {"tid", from_track},
+          {"id", id},
+          {"ts", from_us},
+          {"name", name},
+          {"cat", "flow"}});
+  append({{"ph", "f"},
+          {"bp", "e"},
+          {"pid", pid_},
+          {"tid", to_track},
+          {"id", id},
+          {"ts", to_us},
+          {"name", name},
+          {"cat", "flow"}});
 }
 
 int TraceRecorder::acquire_lane() {
@@ -104,40 +118,43 @@ void TraceRecorder::release_lane(int lane) {
   lanes_[lane] = false;
 }
 
-nlohmann::json TraceRecorder::events(int pid, const std::string& process_name) {
-  nlohmann::json out = nlohmann::json::array();
-  out.push_back(metadata(pid, static_cast<int>(TraceTrack::host), "process_name", process_name));
-  out.push_back(
-      {{"ph", "M"}, {"pid", pid}, {"name", "process_sort_index"}, {"args", {{"sort_index", pid}}}});
-  out.push_back(metadata(pid, static_cast<int>(TraceTrack::host), "thread_name",
-                         "host: steps, operations, blocked in collectives"));
+std::string TraceRecorder::events_json(const std::string& process_name) {
+  nlohmann::json head = nlohmann::json::array();
+  const int host = static_cast<int>(TraceTrack::host);
+  head.push_back(metadata(pid_, host, "process_name", process_name));
+  head.push_back({{"ph", "M"},
+                  {"pid", pid_},
+                  {"tid", host},
+                  {"name", "process_sort_index"},
+                  {"args", {{"sort_index", pid_}}}});
+  head.push_back(
+      metadata(pid_, host, "thread_name", "host: steps, operations, blocked in collectives"));
   if (device_used_) {
-    out.push_back(metadata(pid, static_cast<int>(TraceTrack::device), "thread_name",
-                           "device stream: operations (CUDA events)"));
+    head.push_back(metadata(pid_, static_cast<int>(TraceTrack::device), "thread_name",
+                            "device stream: operations (CUDA events)"));
   }
   for (int lane = 0; lane < lanes_used_; ++lane) {
-    out.push_back(metadata(pid, static_cast<int>(TraceTrack::collectives) + lane, "thread_name",
-                           lane == 0 ? std::string("collectives in flight")
-                                     : fmt::format("collectives in flight {}", lane)));
+    head.push_back(metadata(pid_, static_cast<int>(TraceTrack::collectives) + lane, "thread_name",
+                            lane == 0 ? std::string("collectives in flight")
+                                      : fmt::format("collectives in flight {}", lane)));
   }
-  for (nlohmann::json e : events_) {
-    e["pid"] = pid;
-    // Flow ids are the whole file's: each rank's own, above its rank.
-    if (e.contains("id"))
-      e["id"] = (static_cast<std::uint64_t>(pid) << 32) + e["id"].get<std::uint64_t>();
-    out.push_back(std::move(e));
-  }
+  std::string out;
+  for (const nlohmann::json& e : head) out += e.dump() + ",";
+  out += text_;
   for (Deferred& d : deferred_) {
     const auto [begin, end] = d.span->microseconds();
-    out.push_back({{"ph", "X"},
-                   {"pid", pid},
-                   {"tid", d.track},
-                   {"name", d.name},
-                   {"cat", d.category},
-                   {"ts", begin},
-                   {"dur", std::max(0.0, end - begin)},
-                   {"args", d.args}});
+    out += nlohmann::json{{"ph", "X"},
+                          {"pid", pid_},
+                          {"tid", d.track},
+                          {"name", d.name},
+                          {"cat", d.category},
+                          {"ts", begin},
+                          {"dur", std::max(0.0, end - begin)},
+                          {"args", d.args}}
+               .dump();
+    out += ',';
   }
+  if (!out.empty()) out.pop_back();  // the last comma
   return out;
 }
 
@@ -157,8 +174,8 @@ TraceScope::~TraceScope() {
 
 void TraceScope::close() {
   if (trace_ == nullptr) return;
-  trace_->slice(static_cast<int>(TraceTrack::host), std::move(name_), std::move(category_),
-                begin_us_, trace_->now_us(), std::move(args_));
+  trace_->slice(static_cast<int>(TraceTrack::host), name_, category_, begin_us_, trace_->now_us(),
+                args_);
   trace_ = nullptr;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,18 +31,25 @@ class DeferredSpan {
   virtual std::pair<double, double> microseconds() = 0;
 };
 
-/// One rank's trace, buffered in memory: slices on tracks (a name, a category, a begin and end
-/// in microseconds since the origin, arguments), flow arrows between them, and a cap on how many
-/// events it keeps, past which it counts what it dropped. Slices on one track must nest: each
-/// either contains or is disjoint from every other, as the scopes that record them do.
+/// One rank's trace, buffered in memory as the JSON text of its events: slices on tracks (a
+/// name, a category, a begin and end in microseconds since the origin, arguments), flow arrows
+/// between them, and a cap on how many events it keeps, past which it counts what it dropped.
+/// Slices on one track must nest: each either contains or is disjoint from every other, as the
+/// scopes that record them do. The text goes into one buffer reserved up front, never into
+/// small objects that live until the end: those would sit among the tensors a step allocates
+/// and frees, keep the allocator from reusing their memory, and make every step touch fresh
+/// pages (it doubled a step's time before the buffer was one block).
 class TraceRecorder {
  public:
   /// Events kept per rank before further ones are dropped (and counted): about 100 MB of JSON.
   static constexpr std::size_t kDefaultCapacity = 500'000;
 
-  /// A trace whose clock starts now, keeping at most `capacity` events.
-  explicit TraceRecorder(std::size_t capacity = kDefaultCapacity);
+  /// The trace of process `pid` (rank + 1 in tplab's files), its clock starting now, keeping at
+  /// most `capacity` events.
+  explicit TraceRecorder(int pid, std::size_t capacity = kDefaultCapacity);
 
+  /// The process id its events carry.
+  int pid() const { return pid_; }
   /// Microseconds since the origin, on the host's steady clock.
   double now_us() const;
   /// Moves the origin to now (every rank calls it as it leaves one barrier, so that the ranks'
@@ -49,15 +57,15 @@ class TraceRecorder {
   void restart();
 
   /// A slice of `track` from `begin_us` to `end_us`.
-  void slice(int track, std::string name, std::string category, double begin_us, double end_us,
-             nlohmann::json args = nlohmann::json::object());
+  void slice(int track, std::string_view name, std::string_view category, double begin_us,
+             double end_us, const nlohmann::json& args = nlohmann::json::object());
   /// A slice whose times another clock measured, resolved when the trace is written.
   void deferred_slice(int track, std::string name, std::string category,
                       std::unique_ptr<DeferredSpan> span,
                       nlohmann::json args = nlohmann::json::object());
   /// A flow arrow from the slice of `from_track` that holds `from_us` to the one of `to_track`
-  /// that holds `to_us`.
-  void flow(int from_track, double from_us, int to_track, double to_us, std::string name);
+  /// that holds `to_us`. Its id is the file's: pid in the upper 32 bits.
+  void flow(int from_track, double from_us, int to_track, double to_us, std::string_view name);
 
   /// Whether `events` more fit; when they do not, counts them as dropped. A caller that records
   /// several events that belong together (a collective's slices and its flow) asks once, so
@@ -73,13 +81,14 @@ class TraceRecorder {
   /// Events dropped past the capacity.
   std::size_t dropped() const { return dropped_; }
   /// Events kept.
-  std::size_t size() const { return events_.size() + deferred_.size(); }
+  std::size_t size() const { return kept_ + deferred_.size(); }
   /// The capacity.
   std::size_t capacity() const { return capacity_; }
 
-  /// This rank's events as Chrome trace events of process `pid` named `process_name`, with the
-  /// names of its tracks; resolves deferred slices first.
-  nlohmann::json events(int pid, const std::string& process_name);
+  /// This rank's events as Chrome trace events, JSON objects separated by commas (the inside
+  /// of a traceEvents array): the process named `process_name` and its tracks first, then
+  /// every event; resolves the deferred slices.
+  std::string events_json(const std::string& process_name);
 
  private:
   struct Deferred {
@@ -89,15 +98,18 @@ class TraceRecorder {
     nlohmann::json args;
   };
   bool room();
+  void append(const nlohmann::json& event);
 
+  int pid_;
   std::chrono::steady_clock::time_point origin_;
   std::size_t capacity_;
+  std::size_t kept_ = 0;
   std::size_t dropped_ = 0;
   std::uint64_t next_flow_ = 1;
   std::vector<bool> lanes_;  ///< lane k held by a collective in flight
   int lanes_used_ = 0;       ///< lanes ever held, for their names
   bool device_used_ = false;
-  std::vector<nlohmann::json> events_;
+  std::string text_;  ///< the kept events' JSON, each followed by a comma
   std::vector<Deferred> deferred_;
 };
 
