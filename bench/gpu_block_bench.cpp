@@ -10,15 +10,30 @@
 #include "harness.hpp"
 #include "problem.hpp"
 #include "rank_shards.hpp"
+#include "trace/trace_recorder.hpp"
 
 namespace tplab::bench {
 namespace {
 
-/// warm-up calls, then the median (and spread) of `repeats` calls, each timed with events.
-Spread time_calls(Device& device, const GpuBenchConfig& c, const std::function<void()>& call) {
-  for (int i = 0; i < c.warmup; ++i) call();
+/// warm-up calls, then the median (and spread) of `repeats` calls, each timed with events; with
+/// --trace, each call of the `series` (when named) is a step on the timeline.
+Spread time_calls(Device& device, const GpuBenchConfig& c, const std::function<void()>& call,
+                  const char* series = nullptr) {
+  const auto marked = [&](int index, bool timed) {
+    return TraceScope(
+        series != nullptr ? device.trace() : nullptr,
+        fmt::format("{} {}", series != nullptr ? series : "", index), "step",
+        {{"series", series != nullptr ? series : ""}, {"index", index}, {"timed", timed}});
+  };
+  for (int i = 0; i < c.warmup; ++i) {
+    const TraceScope step = marked(i, false);
+    call();
+  }
   std::vector<double> samples;
-  for (int i = 0; i < c.repeats; ++i) samples.push_back(cuda::time_on_device(device, call));
+  for (int i = 0; i < c.repeats; ++i) {
+    const TraceScope step = marked(c.warmup + i, true);
+    samples.push_back(cuda::time_on_device(device, call));
+  }
   return spread_of(samples);
 }
 
@@ -61,10 +76,13 @@ GpuBenchResult run_gpu_bench(Comm& world, Device& device, const GpuBenchConfig& 
     verify::RankShards shards = verify::shard_for_rank(device, inputs, placements, 0, dt);
     auto module =
         scheme->make_module(world, device, s, Workload::block, std::move(shards.parameters));
-    r.step_seconds = time_calls(device, c, [&] {
-      module->forward(shards.x);
-      module->backward(shards.dy);
-    });
+    r.step_seconds = time_calls(
+        device, c,
+        [&] {
+          module->forward(shards.x);
+          module->backward(shards.dy);
+        },
+        "step");
     r.step_flops = model::block_step_flops(s);
     r.step_tflops = r.step_flops / r.step_seconds.median / 1e12;
     // the module's memory (saved activations, parameters) goes here

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -108,6 +109,7 @@ std::map<std::string, double> read_peaks(const FieldReader& f, const std::string
 std::vector<std::string> read_gpu_names(const FieldReader& f) {
   std::vector<std::string> names;
   if (!f.has("gpu_names")) return names;
+  if (!f.at("gpu_names").is_array()) throw f.error("gpu_names", "must be a list of strings");
   for (const auto& name : f.at("gpu_names")) {
     if (!name.is_string()) throw f.error("gpu_names", "must be a list of strings");
     names.push_back(name.get<std::string>());
@@ -186,7 +188,9 @@ std::map<std::string, HardwareProfile> load_profiles(const std::string& path) {
 }
 
 std::string shipped_hardware_file() {
-  return TPLAB_HARDWARE_FILE;
+  // A bundle for a machine without the sources (bench/gpu_bundle) ships the file and says where.
+  const char* moved = std::getenv("TPLAB_HARDWARE_FILE");
+  return moved != nullptr && *moved != '\0' ? moved : TPLAB_HARDWARE_FILE;
 }
 
 std::string calibrated_local_file() {

@@ -86,7 +86,8 @@ nlohmann::json profile_json(const HardwareProfile& profile);
 /// missing or malformed.
 std::map<std::string, HardwareProfile> load_profiles(const std::string& path);
 
-/// The file shipped with tplab (model/hardware.json).
+/// The file shipped with tplab (model/hardware.json), or TPLAB_HARDWARE_FILE where a bundle
+/// carries it elsewhere.
 std::string shipped_hardware_file();
 
 /// Where `./tplab model --calibrate` writes the measured `local` profile

@@ -57,7 +57,13 @@ int run_gpu_bench(const GpuBenchOptions& o) {
   config.repeats = o.repeats;
   cuda::visible_devices();  // NoDeviceError, saying why, before MPI starts
   if (o.json) require_writable_file(*o.json, "--json");
-  if (o.trace) require_writable_file(*o.trace, "--trace");
+  if (o.trace) {
+    if (o.json && *o.trace == *o.json) {
+      throw UsageError(fmt::format(
+          "--trace {} is also the --json: give the timeline a file of its own", *o.trace));
+    }
+    require_writable_file(*o.trace, "--trace");
+  }
   WorldSetup setup = WorldSetup::for_job({1}, std::nullopt, o.trace);
   setup.backend = "cuda";
   setup.comm = "nccl";

@@ -1,8 +1,12 @@
 #include "mfu.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <optional>
 #include <string>
 
+#include "core/error.hpp"
 #include "fma_peak.hpp"
 #include "hardware.hpp"
 #include "process_resources.hpp"
@@ -24,7 +28,14 @@ double model_flops_utilisation(double flops_per_second, int np, const nlohmann::
 }
 
 nlohmann::json gpu_dense_peak(const std::string& gpu, DType dtype) {
-  const auto peak = model::gpu_peak(model::available_profiles(), gpu, dtype_name(dtype));
+  std::optional<model::GpuPeak> peak;
+  try {
+    peak = model::gpu_peak(model::available_profiles(), gpu, dtype_name(dtype));
+  } catch (const UsageError& e) {
+    // The benchmark's own results do not depend on the profiles: say why there is no MFU.
+    fmt::print(stderr, "tplab: bench gpu: no MFU: {}\n", e.what());
+    return nullptr;
+  }
   if (!peak) return nullptr;
   return {{"dtype", peak->dtype},
           {"flops_per_s", peak->flops_per_s},

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -43,6 +48,25 @@ std::vector<std::string> gather_on_rank0(const std::string& mine, MPI_Comm world
 }
 
 }  // namespace
+
+void start_trace_clock(TraceRecorder& trace, MPI_Comm world) {
+  MPI_Barrier(world);
+  const auto now = std::chrono::steady_clock::now();
+  std::int64_t origin_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  char host0[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  std::copy(std::begin(host), std::end(host), std::begin(host0));
+  MPI_Bcast(&origin_ns, 1, MPI_INT64_T, 0, world);
+  MPI_Bcast(host0, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, world);
+  if (std::string_view(host) != std::string_view(host0)) {
+    trace.restart(now);  // another host's clock: its own exit from the barrier
+    return;
+  }
+  trace.restart(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(origin_ns)));
+}
 
 std::size_t trace_capacity() {
   const char* text = std::getenv("TPLAB_TRACE_EVENTS");

@@ -15,8 +15,8 @@ void add_trace_option(CLI::App& command, std::optional<std::string>& trace);
 
 /// The trace file of the job `label` on `np` ranks, one of `jobs`: `trace` itself for a single
 /// job; otherwise `trace`'s stem, the job's label and world size, and `trace`'s extension:
-/// run.json -> run.1d-strong-scaling-8-128-512-8-np2.json. Refuses (UsageError) a file that
-/// could not be written, or that is the --json `json`.
+/// run.json -> run.1d-strong-scaling-b-8-s-128-h-512-heads-8-np2.json. Refuses (UsageError) a file
+/// that could not be written, or that is the --json `json`.
 std::string job_trace_path(const std::string& trace, const std::string& label, int np,
                            std::size_t jobs, const std::optional<std::string>& json);
 

@@ -100,9 +100,7 @@ int run_work(const WorldSetup& setup, World& world, TraceRecorder* trace,
   require_rank0_output(setup.json, "--json", require_result_target);
   require_rank0_output(setup.trace, "--trace", require_writable_file);
   if (trace != nullptr) {
-    // The ranks' clocks start together, as they leave one barrier.
-    MPI_Barrier(MPI_COMM_WORLD);
-    trace->restart();
+    start_trace_clock(*trace, MPI_COMM_WORLD);
     world.device.trace_into(trace);
   }
   const bool writes = world.comm.rank() == 0 && setup.json;
@@ -115,14 +113,14 @@ int run_work(const WorldSetup& setup, World& world, TraceRecorder* trace,
     };
   }
   WorldResult result = work(world);
-  if (trace != nullptr) {
-    world.device.trace_into(nullptr);
-    write_trace_file(*trace, MPI_COMM_WORLD, *setup.trace, setup.backend,
-                     world.device.description());
-  }
+  if (trace != nullptr) world.device.trace_into(nullptr);
   if (writes) {
     write_result(*setup.json, result_document(setup, world, std::move(result.records), result.pass),
                  "--json");
+  }
+  if (trace != nullptr) {
+    write_trace_file(*trace, MPI_COMM_WORLD, *setup.trace, setup.backend,
+                     world.device.description());
   }
   return result.pass ? 0 : kExitFailed;
 }

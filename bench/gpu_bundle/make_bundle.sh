@@ -91,6 +91,7 @@ mkdir -p "$out/bin" "$out/lib" "$out/scripts" "$out/mpi"
 for program in tplab cuda_device_tests verify_cuda_tests; do
   cp "$build/bin/$program" "$out/bin/"
 done
+cp "$root/model/hardware.json" "$out/bin/"  # bench gpu's MFU reads the GPUs' dense peaks
 cp -a "$mpi_prefix/bin" "$mpi_prefix/lib" "$mpi_prefix/etc" "$mpi_prefix/share" \
   "$mpi_prefix/licenses" "$out/mpi/"
 # Nothing is compiled on the GPU machine: no compiler wrappers, no headers.

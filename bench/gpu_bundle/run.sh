@@ -199,6 +199,7 @@ preflight() {
   fi
   export LD_LIBRARY_PATH="$bundle/lib:$bundle/mpi/lib:$bundle/mpi/lib/openmpi:$nvidia_folders${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export OPAL_PREFIX="$bundle/mpi" TPLAB_MPIEXEC="$bundle/mpi/bin/mpiexec" PATH="$bundle/mpi/bin:$PATH"
+  export TPLAB_HARDWARE_FILE="$bundle/bin/hardware.json"
   # Open MPI 5 as root, and with more ranks than cores (its launcher, PRRTE, reads the second)
   if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
   export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe

@@ -104,9 +104,13 @@ def load(paths):
     given = {os.path.realpath(p) for p, _ in traces}
     for r in runs:
         path = trace_of(r)
-        if path and os.path.realpath(path) not in given:
+        if not path or os.path.realpath(path) in given:
+            continue
+        given.add(os.path.realpath(path))
+        try:
             traces.append((path, checked_trace(path, read_json(path))))
-            given.add(os.path.realpath(path))
+        except BadInput as e:  # a trace the user did not give: say so and go on without it
+            print(f"tplab report: leaving out the trace a run names: {e}", file=sys.stderr)
     if not runs and not rows and not traces:
         raise BadInput("the inputs hold no runs, no rows and no traces")
     return runs, rows, traces

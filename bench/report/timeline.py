@@ -8,6 +8,7 @@ the time its host slices of category "comm-blocked" take inside it: the whole of
 collective, starting and waiting for a started one, as tplab's counters count it. Like bench,
 the figure of a step is the slowest rank's, and of a series the median over its timed steps.
 """
+import bisect
 from collections import defaultdict
 from statistics import median
 
@@ -44,9 +45,14 @@ def host_slices(slices, category):
     return out
 
 
-def time_inside(spans, begin, end):
-    """Microseconds of sorted, disjoint `spans` inside [begin, end]."""
-    return sum(max(0.0, min(e, end) - max(b, begin)) for b, e in spans if b < end and e > begin)
+def time_inside(spans, ends, begin, end):
+    """Microseconds of sorted, disjoint `spans` (their ends in `ends`) inside [begin, end]."""
+    total = 0.0
+    for b, e in spans[bisect.bisect_right(ends, begin):]:
+        if b >= end:
+            break
+        total += min(e, end) - max(b, begin)
+    return total
 
 
 def exposed_by_series(document):
@@ -54,12 +60,13 @@ def exposed_by_series(document):
     rank's exposed communication and step time."""
     slices = slices_of(document)
     blocked = host_slices(slices, "comm-blocked")
+    ends = {pid: [e for _, e in spans] for pid, spans in blocked.items()}
     out = {}
     for series, by_index in timed_steps(slices).items():
         exposed, steps = [], []
         for ranks in by_index.values():
-            exposed.append(max(time_inside(blocked[s["pid"]], s["ts"], s["ts"] + s["dur"])
-                               for s in ranks))
+            exposed.append(max(time_inside(blocked[s["pid"]], ends.get(s["pid"], []), s["ts"],
+                                           s["ts"] + s["dur"]) for s in ranks))
             steps.append(max(s["dur"] for s in ranks))
         out[series] = {"exposed_ms": median(exposed) / 1e3, "step_ms": median(steps) / 1e3,
                        "steps": len(by_index)}
@@ -91,15 +98,19 @@ def intersection(a, b):
     return out
 
 
-def overlapped_spans(slices, pid, begin, end):
-    """Where rank `pid` computed (an operation on its host track) while a collective it had
-    started was in flight: what overlap hid, within [begin, end]."""
+# Computation on the host track: an operation the host ran (CPU) or issued (GPU).
+COMPUTE = ("op", "launch")
+
+
+def overlapped_spans(rank_slices, begin, end):
+    """Where a rank computed (an operation on its host track) while a collective it had started
+    was in flight: what overlap hid, within [begin, end]. `rank_slices`: that rank's slices."""
     def clipped(spans):
         return [(max(b, begin), min(e, end)) for b, e in spans if b < end and e > begin]
-    compute = merged(clipped([(e["ts"], e["ts"] + e["dur"]) for e in slices
-                              if e["pid"] == pid and e["tid"] == HOST and e["cat"] == "op"]))
-    in_flight = merged(clipped([(e["ts"], e["ts"] + e["dur"]) for e in slices
-                                if e["pid"] == pid and e["cat"] == "collective"]))
+    compute = merged(clipped([(e["ts"], e["ts"] + e["dur"]) for e in rank_slices
+                              if e["tid"] == HOST and e["cat"] in COMPUTE]))
+    in_flight = merged(clipped([(e["ts"], e["ts"] + e["dur"]) for e in rank_slices
+                                if e["cat"] == "collective"]))
     return intersection(compute, in_flight)
 
 
@@ -117,7 +128,10 @@ def draw(document, plt, title):
     if not steps:
         return None
     names = series_order(steps)
-    ranks = sorted({e["pid"] for e in slices})
+    by_rank = defaultdict(list)
+    for e in slices:
+        by_rank[e["pid"]].append(e)
+    ranks = sorted(by_rank)
     fig, axes = plt.subplots(len(names), 1, figsize=(11, 0.5 + (0.9 * len(ranks) + 0.8) * len(names)),
                              squeeze=False)
     for ax, series in zip(axes[:, 0], names):
@@ -127,18 +141,20 @@ def draw(document, plt, title):
         hidden_total = 0.0
         for row, pid in enumerate(ranks):
             y = -row * 1.0
-            def bars(category, tid_test):
+            window = [e for e in by_rank[pid] if e["ts"] < end and e["ts"] + e["dur"] > begin]
+
+            def bars(categories, tid_test):
                 return [((max(e["ts"], begin) - begin) / 1e3,
                          (min(e["ts"] + e["dur"], end) - max(e["ts"], begin)) / 1e3)
-                        for e in slices if e["pid"] == pid and e["cat"] == category
-                        and tid_test(e["tid"]) and e["ts"] < end and e["ts"] + e["dur"] > begin]
-            ax.broken_barh(bars("op", lambda t: t == HOST), (y + 0.45, 0.4),
+                        for e in window if e["cat"] in categories and tid_test(e["tid"])]
+            ax.broken_barh(bars(COMPUTE, lambda t: t == HOST), (y + 0.45, 0.4),
                            facecolors=COMPUTE_COLOUR)
-            ax.broken_barh(bars("comm-blocked", lambda t: t == HOST), (y + 0.45, 0.4),
+            ax.broken_barh(bars(("comm-blocked",), lambda t: t == HOST), (y + 0.45, 0.4),
                            facecolors=COMM_COLOUR)
-            ax.broken_barh(bars("collective", lambda t: t >= COLLECTIVE_LANE0), (y + 0.05, 0.3),
-                           facecolors=IN_FLIGHT_COLOUR, edgecolors=COMM_COLOUR, linewidth=0.3)
-            hidden = overlapped_spans(slices, pid, begin, end)
+            ax.broken_barh(bars(("collective",), lambda t: t >= COLLECTIVE_LANE0),
+                           (y + 0.05, 0.3), facecolors=IN_FLIGHT_COLOUR, edgecolors=COMM_COLOUR,
+                           linewidth=0.3)
+            hidden = overlapped_spans(window, begin, end)
             hidden_total = max(hidden_total, sum(e - b for b, e in hidden))
             ax.broken_barh([((b - begin) / 1e3, (e - b) / 1e3) for b, e in hidden],
                            (y + 0.05, 0.3), facecolors="none", edgecolors=OVERLAP_COLOUR,

@@ -771,8 +771,7 @@ int run_lesson(const std::string& name, const std::function<void(Lesson&)>& body
   }
   Lesson lesson(*world, device, role, transcripts);
   if (trace) {
-    world->barrier();  // the ranks' clocks start together
-    trace->restart();
+    app::start_trace_clock(*trace, MPI_COMM_WORLD);
     device.trace_into(trace.get());
   }
   try {

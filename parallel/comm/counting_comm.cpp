@@ -1,5 +1,6 @@
 #include "comm/counting_comm.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/error.hpp"
@@ -49,9 +50,13 @@ class CountedPending final : public PendingTransport {
     const double started = clock_seconds(begin_) + starting_;
     counters_->record_in_flight({call_.collective, call_.group, started, clock_seconds(waiting)});
     if (inner_) inner_->wait();
+    // One reading of the clock for both, so that the blocked part never exceeds the span it is
+    // part of (two readings, or a rounding, could put it a few nanoseconds past).
+    const auto done = Clock::now();
     // A transport that completed at once spent its whole time in starting it.
-    const double span = inner_ ? seconds_since(begin_) : starting_;
-    counters_->record(call_, span, starting_ + seconds_since(waiting));
+    const double span = inner_ ? std::chrono::duration<double>(done - begin_).count() : starting_;
+    const double blocked = starting_ + std::chrono::duration<double>(done - waiting).count();
+    counters_->record(call_, span, std::min(blocked, span));
   }
 
  private:

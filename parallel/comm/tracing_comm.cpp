@@ -6,7 +6,8 @@ namespace tplab {
 namespace {
 
 constexpr int kHost = static_cast<int>(TraceTrack::host);
-/// Its host slice, its lane's slice and the two events of its flow, kept or dropped together.
+/// Its host slice (a blocking call, or a started one's wait), its lane's slice and the two events
+/// of its flow, kept or dropped together (a started one's start slice is kept before).
 constexpr std::size_t kEventsOfACollective = 4;
 
 int lane_track(int lane) {
@@ -28,7 +29,12 @@ class TracedPending final : public PendingTransport {
 
   void wait() override {
     const double waiting = trace_->now_us();
-    if (inner_) inner_->wait();
+    try {
+      if (inner_) inner_->wait();
+    } catch (...) {
+      trace_->release_lane(lane_);
+      throw;
+    }
     const double done = trace_->now_us();
     trace_->release_lane(lane_);
     if (!trace_->reserve(kEventsOfACollective)) return;
@@ -83,7 +89,13 @@ std::unique_ptr<DeviceInterval> TracingComm::run(const CollectiveCall& call) {
   const std::string name(collective_name(call.collective));
   const int lane = trace_->acquire_lane();
   const double begin = trace_->now_us();
-  std::unique_ptr<DeviceInterval> on_device = inner().run(call);
+  std::unique_ptr<DeviceInterval> on_device;
+  try {
+    on_device = inner().run(call);
+  } catch (...) {
+    trace_->release_lane(lane);
+    throw;
+  }
   const double end = trace_->now_us();
   trace_->release_lane(lane);
   if (!trace_->reserve(kEventsOfACollective)) return on_device;
@@ -100,7 +112,13 @@ std::unique_ptr<PendingTransport> TracingComm::start(const CollectiveCall& call)
   const std::string name(collective_name(call.collective));
   const int lane = trace_->acquire_lane();
   const double begin = trace_->now_us();
-  std::unique_ptr<PendingTransport> pending = inner().start(call);
+  std::unique_ptr<PendingTransport> pending;
+  try {
+    pending = inner().start(call);
+  } catch (...) {
+    trace_->release_lane(lane);
+    throw;
+  }
   trace_->slice(kHost, "start " + name, "comm-blocked", begin, trace_->now_us(),
                 {{"collective", name}, {"group", group()}});
   nlohmann::json args = describe(call);

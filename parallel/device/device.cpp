@@ -1,5 +1,7 @@
 #include "device/device.hpp"
 
+#include <exception>
+
 #include "core/error.hpp"
 #include "trace/trace_recorder.hpp"
 
@@ -55,19 +57,28 @@ void Device::op_began(const char* name, std::initializer_list<const Tensor*> ope
   ops_.push_back(std::move(op));
 }
 
-void Device::op_ended() {
+void Device::op_ended() noexcept {
   const double end_us = trace_->now_us();
   TracedOp op = std::move(ops_.back());
   ops_.pop_back();
-  const int host = static_cast<int>(TraceTrack::host);
-  if (!op.timer) {
-    trace_->slice(host, op.name, "op", op.begin_us, end_us, op.args);
-    return;
+  // An operation that threw is not a slice: the error goes on unchanged, the timer closes itself.
+  if (std::uncaught_exceptions() > 0) return;
+  try {
+    const int host = static_cast<int>(TraceTrack::host);
+    if (!op.timer) {
+      trace_->slice(host, op.name, "op", op.begin_us, end_us, op.args);
+      return;
+    }
+    // Issued here, run later on the device: the host slice is the launch, the device one the
+    // work (none when its end event could not be recorded).
+    if (std::unique_ptr<DeferredSpan> span = op.timer->finish()) {
+      trace_->deferred_slice(static_cast<int>(TraceTrack::device), op.name, "op", std::move(span),
+                             op.args);
+    }
+    trace_->slice(host, op.name, "launch", op.begin_us, end_us, op.args);
+  } catch (...) {
+    // Recording is never worth ending the program over (std::bad_alloc of a full trace).
   }
-  // Issued here, run later on the device: the host slice is the launch, the device one the work.
-  trace_->deferred_slice(static_cast<int>(TraceTrack::device), op.name, "op", op.timer->finish(),
-                         op.args);
-  trace_->slice(host, op.name, "launch", op.begin_us, end_us, op.args);
 }
 
 Tensor Device::zeros(const Extents& extents, DType dtype) {

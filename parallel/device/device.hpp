@@ -270,7 +270,7 @@ class Device {
    public:
     virtual ~OpTimer() = default;
     /// Marks the operation's end (after it was issued); its span, read when the trace is
-    /// written.
+    /// written, or null when the backend could not mark it. Throws nothing.
     virtual std::unique_ptr<DeferredSpan> finish() = 0;
   };
 
@@ -467,7 +467,7 @@ class Device {
     Device* device_;
   };
   void op_began(const char* name, std::initializer_list<const Tensor*> operands, const char* form);
-  void op_ended();
+  void op_ended() noexcept;
 
   DeviceFamilies families_;
   AllocationAccounting allocations_;

@@ -44,6 +44,20 @@ TEST(TraceRecorder, KeepsItsCapacityAndCountsWhatItDrops) {
   EXPECT_EQ(trace.dropped(), 0u);
 }
 
+TEST(TraceRecorder, OnceAnEventIsDroppedNothingMoreIsKept) {
+  TraceRecorder trace(1, 5);
+  for (int i = 0; i < 3; ++i) trace.slice(kHost, "op", "op", i, i + 0.5);
+  EXPECT_FALSE(trace.reserve(4));  // a collective's four events do not fit: none is kept
+  trace.slice(kHost, "step 0", "step", 0, 3);  // one would fit, but the step lost its collective
+  EXPECT_EQ(trace.size(), 3u);
+  EXPECT_EQ(trace.dropped(), 5u);
+  const std::uint64_t epoch = trace.epoch();
+  trace.restart();
+  EXPECT_NE(trace.epoch(), epoch) << "a backend's clock origin must be taken again";
+  EXPECT_NE(TraceRecorder(2).epoch(), trace.epoch());
+  EXPECT_TRUE(trace.reserve(4));
+}
+
 TEST(TraceRecorder, ReusesALaneOnlyOnceItIsFree) {
   TraceRecorder trace(1);
   EXPECT_EQ(trace.acquire_lane(), 0);

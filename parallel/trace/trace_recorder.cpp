@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/error.hpp"
 
@@ -15,16 +16,23 @@ nlohmann::json metadata(int pid, int tid, const char* what, const std::string& n
 
 }  // namespace
 
-/// The JSON text reserved up front: about 200 bytes an event, at most 64 MiB (the allocator
-/// maps a block that large on its own, apart from the tensors' memory; pages are touched only
-/// as the text fills them).
-constexpr std::size_t kBytesPerEvent = 200;
-constexpr std::size_t kMostReserved = std::size_t{64} << 20;
+/// The JSON text reserved up front for the whole capacity: an event takes about 170 bytes, so
+/// that the buffer never grows while steps run (the allocator maps a block that large on its
+/// own, apart from the tensors' memory, and pages are touched only as the text fills them).
+constexpr std::size_t kBytesPerEvent = 256;
+
+std::uint64_t next_epoch() {
+  static std::atomic<std::uint64_t> epochs{0};
+  return ++epochs;
+}
 
 TraceRecorder::TraceRecorder(int pid, std::size_t capacity)
-    : pid_(pid), origin_(std::chrono::steady_clock::now()), capacity_(capacity) {
+    : pid_(pid),
+      epoch_(next_epoch()),
+      origin_(std::chrono::steady_clock::now()),
+      capacity_(capacity) {
   check(capacity_ > 0, "a trace needs room for at least one event");
-  text_.reserve(std::min(capacity_ * kBytesPerEvent, kMostReserved));
+  text_.reserve(capacity_ * kBytesPerEvent);
 }
 
 double TraceRecorder::now_us() const {
@@ -32,22 +40,25 @@ double TraceRecorder::now_us() const {
       .count();
 }
 
-void TraceRecorder::restart() {
-  origin_ = std::chrono::steady_clock::now();
+void TraceRecorder::restart(std::chrono::steady_clock::time_point origin) {
+  epoch_ = next_epoch();
+  origin_ = origin;
   text_.clear();
   kept_ = 0;
   deferred_.clear();
   dropped_ = 0;
+  next_flow_ = 1;
+  lanes_.clear();
+  lanes_used_ = 0;
+  device_used_ = false;
 }
 
 bool TraceRecorder::room() {
-  if (size() < capacity_) return true;
-  ++dropped_;
-  return false;
+  return reserve(1);
 }
 
 bool TraceRecorder::reserve(std::size_t events) {
-  if (size() + events <= capacity_) return true;
+  if (dropped_ == 0 && size() + events <= capacity_) return true;
   dropped_ += events;
   return false;
 }

@@ -50,11 +50,15 @@ class TraceRecorder {
 
   /// The process id its events carry.
   int pid() const { return pid_; }
+  /// Different for every recorder and every restart(): a backend that keeps an origin of its
+  /// own clock per trace (CudaDevice) knows by it when to take a new one.
+  std::uint64_t epoch() const { return epoch_; }
   /// Microseconds since the origin, on the host's steady clock.
   double now_us() const;
-  /// Moves the origin to now (every rank calls it as it leaves one barrier, so that the ranks'
-  /// timelines line up) and forgets what was recorded.
-  void restart();
+  /// Moves the origin to `origin` (the ranks of one host take the same instant of their shared
+  /// steady clock, so that their timelines line up: app/files/trace_file.hpp, start_trace_clock)
+  /// and forgets what was recorded.
+  void restart(std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now());
 
   /// A slice of `track` from `begin_us` to `end_us`.
   void slice(int track, std::string_view name, std::string_view category, double begin_us,
@@ -69,7 +73,8 @@ class TraceRecorder {
 
   /// Whether `events` more fit; when they do not, counts them as dropped. A caller that records
   /// several events that belong together (a collective's slices and its flow) asks once, so
-  /// that the cap never keeps half of them.
+  /// that the cap never keeps half of them. Once anything has been dropped, nothing more is
+  /// kept: a step is in the file whole or not at all.
   bool reserve(std::size_t events);
 
   /// The lowest lane of the collectives' tracks that no collective in flight holds, now held
@@ -101,6 +106,7 @@ class TraceRecorder {
   void append(const nlohmann::json& event);
 
   int pid_;
+  std::uint64_t epoch_;
   std::chrono::steady_clock::time_point origin_;
   std::size_t capacity_;
   std::size_t kept_ = 0;

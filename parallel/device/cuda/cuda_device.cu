@@ -192,13 +192,27 @@ double CudaDevice::time_on_stream(const std::function<void()>& enqueue) {
 
 // ---- tracing ----------------------------------------------------------------------------------
 
+/// The event every traced operation of one trace is read against, and the trace's host time when
+/// the GPU reached it. Each span holds its own, so a later trace (or a restarted one) never moves
+/// the spans of an earlier one.
+struct CudaDevice::TraceOrigin {
+  cudaEvent_t event = nullptr;
+  double host_us = 0;
+  ~TraceOrigin() {
+    if (event != nullptr) cudaEventDestroy(event);
+  }
+};
+
 namespace {
 
-/// Two events on the stream around one operation, read against the trace's origin event.
+/// Two events on the stream around one operation: its begin against the trace's origin, its
+/// length between the two (so that a float's 7 digits of milliseconds since the origin do not
+/// cut a short kernel's duration in a long trace).
 class StreamSpan final : public DeferredSpan {
  public:
-  StreamSpan(std::shared_ptr<CudaDevice::State> state, cudaEvent_t start, cudaEvent_t stop)
-      : state_(std::move(state)), start_(start), stop_(stop) {}
+  StreamSpan(std::shared_ptr<const CudaDevice::TraceOrigin> origin, cudaEvent_t start,
+             cudaEvent_t stop)
+      : origin_(std::move(origin)), start_(start), stop_(stop) {}
   ~StreamSpan() override {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
@@ -208,62 +222,71 @@ class StreamSpan final : public DeferredSpan {
 
   std::pair<double, double> microseconds() override {
     cuda::check_cuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
-    float begin_ms = 0, end_ms = 0;
-    cuda::check_cuda(cudaEventElapsedTime(&begin_ms, state_->trace_origin, start_),
+    float since_origin_ms = 0, length_ms = 0;
+    cuda::check_cuda(cudaEventElapsedTime(&since_origin_ms, origin_->event, start_),
                      "cudaEventElapsedTime");
-    cuda::check_cuda(cudaEventElapsedTime(&end_ms, state_->trace_origin, stop_),
-                     "cudaEventElapsedTime");
-    return {state_->trace_origin_us + 1e3 * begin_ms, state_->trace_origin_us + 1e3 * end_ms};
+    cuda::check_cuda(cudaEventElapsedTime(&length_ms, start_, stop_), "cudaEventElapsedTime");
+    const double begin = origin_->host_us + 1e3 * since_origin_ms;
+    return {begin, begin + 1e3 * length_ms};
   }
 
  private:
-  std::shared_ptr<CudaDevice::State> state_;
+  std::shared_ptr<const CudaDevice::TraceOrigin> origin_;
   cudaEvent_t start_, stop_;
 };
 
-/// The NVTX range and the start event of one operation; finish() closes both.
+/// The start event and the NVTX range of one operation; finish() closes both. Its calls that can
+/// fail come before the range is opened, and finish() throws nothing: it runs in a destructor.
 class StreamOpTimer final : public Device::OpTimer {
  public:
-  StreamOpTimer(std::shared_ptr<CudaDevice::State> state, const char* name)
-      : state_(std::move(state)) {
-    nvtxRangePushA(name);
+  StreamOpTimer(cudaStream_t stream, std::shared_ptr<const CudaDevice::TraceOrigin> origin,
+                const char* name)
+      : stream_(stream), origin_(std::move(origin)) {
     cuda::check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
-    cuda::check_cuda(cudaEventRecord(start_, state_->stream), "cudaEventRecord");
+    cuda::check_cuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    nvtxRangePushA(name);
   }
   std::unique_ptr<DeferredSpan> finish() override {
     nvtxRangePop();
+    ranged_ = false;
     cudaEvent_t stop = nullptr;
-    cuda::check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-    cuda::check_cuda(cudaEventRecord(stop, state_->stream), "cudaEventRecord");
-    return std::make_unique<StreamSpan>(state_, std::exchange(start_, nullptr), stop);
+    if (cudaEventCreate(&stop) != cudaSuccess) return nullptr;
+    if (cudaEventRecord(stop, stream_) != cudaSuccess) {
+      cudaEventDestroy(stop);
+      return nullptr;
+    }
+    return std::make_unique<StreamSpan>(origin_, std::exchange(start_, nullptr), stop);
   }
   ~StreamOpTimer() override {
+    if (ranged_) nvtxRangePop();
     if (start_ != nullptr) cudaEventDestroy(start_);
   }
   StreamOpTimer(const StreamOpTimer&) = delete;
   StreamOpTimer& operator=(const StreamOpTimer&) = delete;
 
  private:
-  std::shared_ptr<CudaDevice::State> state_;
+  cudaStream_t stream_;
+  std::shared_ptr<const CudaDevice::TraceOrigin> origin_;
   cudaEvent_t start_ = nullptr;
+  bool ranged_ = true;
 };
 
 }  // namespace
 
 std::unique_ptr<Device::OpTimer> CudaDevice::start_op_timer(const char* name,
                                                             TraceRecorder& trace) {
-  if (state_->traced_by != &trace) {
+  if (!trace_origin_ || traced_epoch_ != trace.epoch()) {
     // The origin: an event reached with nothing queued before it, at a known host time.
+    auto origin = std::make_shared<TraceOrigin>();
     check_cuda(cudaStreamSynchronize(state_->stream), "cudaStreamSynchronize");
-    if (state_->trace_origin == nullptr) {
-      check_cuda(cudaEventCreate(&state_->trace_origin), "cudaEventCreate");
-    }
-    check_cuda(cudaEventRecord(state_->trace_origin, state_->stream), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(state_->trace_origin), "cudaEventSynchronize");
-    state_->trace_origin_us = trace.now_us();
-    state_->traced_by = &trace;
+    check_cuda(cudaEventCreate(&origin->event), "cudaEventCreate");
+    check_cuda(cudaEventRecord(origin->event, state_->stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(origin->event), "cudaEventSynchronize");
+    origin->host_us = trace.now_us();
+    trace_origin_ = std::move(origin);
+    traced_epoch_ = trace.epoch();
   }
-  return std::make_unique<StreamOpTimer>(state_, name);
+  return std::make_unique<StreamOpTimer>(state_->stream, trace_origin_, name);
 }
 
 // ---- memory and read-back -----------------------------------------------------------------------

@@ -5,6 +5,7 @@
 /// family of operations with its kernels in device/ops/FAMILY.cu.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -57,6 +58,8 @@ class CudaDevice final : public Device {
   /// with the families of operations and the tensors' deleters, which free their memory on the
   /// stream after the device is gone.
   struct State;
+  /// The event a trace's operations are read against (cuda_device.cu).
+  struct TraceOrigin;
 
  protected:
   void fill_values(Tensor& x, double value) override;
@@ -65,8 +68,8 @@ class CudaDevice final : public Device {
   void download_values(const Tensor& src, std::span<double> host) override;
   std::int64_t find_nonfinite(const Tensor& x) override;
   /// An NVTX range named after the operation (nsys shows it) and two CUDA events on the stream
-  /// around it, read against an event recorded when the trace began (the first traced
-  /// operation after trace_into): the operation's span on the GPU's own clock.
+  /// around it, read against an origin event recorded at the first traced operation of each
+  /// trace (TraceRecorder::epoch): the operation's span on the GPU's own clock.
   std::unique_ptr<OpTimer> start_op_timer(const char* name, TraceRecorder& trace) override;
 
  private:
@@ -74,6 +77,8 @@ class CudaDevice final : public Device {
   explicit CudaDevice(std::shared_ptr<State> state);
 
   std::shared_ptr<State> state_;
+  std::shared_ptr<const TraceOrigin> trace_origin_;  ///< of the trace of epoch traced_epoch_
+  std::uint64_t traced_epoch_ = 0;
 };
 
 }  // namespace tplab

@@ -21,11 +21,6 @@ struct CudaDevice::State {
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
   bool sync_after_launch = false;  // TPLAB_CUDA_SYNC=1
-  /// The trace whose operations are timed against trace_origin, an event recorded when the
-  /// first of them was, trace_origin_us on that trace's clock (CudaDevice::start_op_timer).
-  const TraceRecorder* traced_by = nullptr;
-  cudaEvent_t trace_origin = nullptr;
-  double trace_origin_us = 0;
 
   /// Checks the kernel or cuBLAS call just issued; with TPLAB_CUDA_SYNC=1 waits for it too.
   void after_launch(const std::string& work) const {
@@ -38,7 +33,6 @@ struct CudaDevice::State {
   ~State() {
     // Errors here cannot be reported (a destructor); the process is ending or the device is.
     if (stream != nullptr) cudaStreamSynchronize(stream);
-    if (trace_origin != nullptr) cudaEventDestroy(trace_origin);
     if (blas != nullptr) cublasDestroy(blas);
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
