@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,18 @@ void write_trace_file(TraceRecorder& trace, MPI_Comm world, const std::string& p
   }
   // Each rank's events as text, joined on rank 0 without parsing them again.
   const std::string mine = trace.events_json(fmt::format("rank {} ({})", rank, device));
+  std::int64_t total = static_cast<std::int64_t>(mine.size());
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT64_T, MPI_SUM, world);
+  if (total > std::numeric_limits<int>::max()) {
+    // MPI_Gatherv counts in int: every rank knows the total, so they leave together.
+    if (rank == 0) {
+      fmt::print(stderr,
+                 "tplab: --trace: the ranks' timelines hold {:.1f} GB, more than one file takes "
+                 "here (2 GiB): {} is not written; lower TPLAB_TRACE_EVENTS or trace fewer steps\n",
+                 static_cast<double>(total) / 1e9, path);
+    }
+    return;
+  }
   const std::vector<std::string> texts = gather_on_rank0(mine, world);
   const std::vector<std::string> counts = gather_on_rank0(std::to_string(trace.dropped()), world);
   if (rank != 0) return;

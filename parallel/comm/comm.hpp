@@ -20,8 +20,9 @@ namespace tplab {
 /// rank order: rank r owns rows [r*n/p, (r+1)*n/p) of the full tensor.
 ///
 /// A communicator is a chain: a transport that moves the data (MpiComm, DeviceStagedComm,
-/// NcclComm) inside wrappers that each add one thing (CountingComm records every collective in
-/// the rank's CommCounters; FaultInjectingComm fails one on purpose). wrap_transport() builds
+/// NcclComm) inside wrappers that each add one thing (TracingComm puts every collective on the
+/// rank's timeline; CountingComm records every collective in the rank's CommCounters;
+/// FaultInjectingComm fails one on purpose). wrap_transport() builds
 /// the chain every program uses. The public calls below check their arguments once and hand a
 /// CollectiveCall to run() or start(), which each link implements.
 ///

@@ -119,10 +119,22 @@ std::unique_ptr<PendingTransport> TracingComm::start(const CollectiveCall& call)
     trace_->release_lane(lane);
     throw;
   }
-  trace_->slice(kHost, "start " + name, "comm-blocked", begin, trace_->now_us(),
-                {{"collective", name}, {"group", group()}});
+  const double started = trace_->now_us();
   nlohmann::json args = describe(call);
   args["started"] = true;
+  if (!pending) {
+    // Completed as it was started (the transport has no non-blocking form): no time in flight.
+    trace_->release_lane(lane);
+    if (trace_->reserve(kEventsOfACollective)) {
+      trace_->slice(kHost, "start " + name, "comm-blocked", begin, started,
+                    {{"collective", name}, {"group", group()}});
+      trace_->slice(lane_track(lane), name, "collective", begin, started, args);
+      trace_->flow(lane_track(lane), begin, kHost, begin, name);
+    }
+    return nullptr;
+  }
+  trace_->slice(kHost, "start " + name, "comm-blocked", begin, started,
+                {{"collective", name}, {"group", group()}});
   return std::make_unique<TracedPending>(std::move(pending), trace_, name, std::move(args), lane,
                                          begin);
 }
