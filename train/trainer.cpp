@@ -324,7 +324,9 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
                       {{"series", "train"}, {"index", step}, {"timed", true}});
     const auto start = Clock::now();
     const std::vector<double> losses = model.forward_backward(mine.ids, mine.targets);
-    const TensorMap gradients = model.gradients();
+    // bf16 gradients widened to the masters' f32 before they are reduced, measured and
+    // clipped, as Megatron-LM's bf16 optimizer keeps them (its main_grad)
+    const TensorMap gradients = converted(device, model.gradients(), master_dtype(config.dtype));
     if (mesh.replicas > 1) {
       reduce_over_replicas(*comms.dp, device, gradients, config.options.dp_buckets,
                            ReplicaReduction::mean);

@@ -76,7 +76,7 @@ struct TrainResult {
 /// Throws UsageError, the same on every rank and before any collective, unless the run can
 /// go ahead on `world_size` ranks (the scheme's rules on the padded vocabulary, steps >= 1, a
 /// positive learning rate, AdamW's betas in [0, 1), eps > 0, weight decay >= 0, a clip >= 0,
-/// dtype f64 or f32).
+/// dtype f64, f32 or bf16).
 void validate_training(int world_size, const TrainConfig& config);
 
 /// Bytes one rank of a training run needs, about: every rank trains the reference in f64

@@ -1,6 +1,8 @@
 // Google Benchmark suite of CpuDevice's operations at the block's sizes (b=4 s=256 h=1024
 // heads=16: m = 1024 tokens, head size 64, 64 attention matrices of 256 x 256), one thread, in
-// f32 and f64. Matmuls report FLOP/s, the memory-bound operations bytes/s.
+// f32 and f64, and the block's products in bf16 by both of the CPU's paths (oneDNN's bf16
+// kernels, where the CPU has AVX512-BF16 or AMX, and the emulation). Matmuls report FLOP/s, the
+// memory-bound operations bytes/s.
 //
 //   build/bin/device_ops_bench --benchmark_out=device.json
 #include <benchmark/benchmark.h>
@@ -8,6 +10,7 @@
 #include <random>
 
 #include "device/cpu_device.hpp"
+#include "device/ops/cpu_ops.hpp"
 
 namespace tplab::gbench {
 namespace {
@@ -21,12 +24,13 @@ constexpr DType dtype_of() {
 }
 
 template <typename T>
-Tensor random_tensor(Device& device, const Extents& extents, unsigned seed) {
+Tensor random_tensor(Device& device, const Extents& extents, unsigned seed,
+                     DType dtype = dtype_of<T>()) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   std::vector<double> values(static_cast<std::size_t>(element_count(extents)));
   for (double& v : values) v = dist(gen);
-  Tensor t = device.empty(extents, dtype_of<T>());
+  Tensor t = device.empty(extents, dtype);
   device.upload(values, t);
   return t;
 }
@@ -50,6 +54,35 @@ void matmul(benchmark::State& state) {
   Tensor c = device.empty({m, n}, dtype_of<T>());
   for (auto _ : state) {
     device.matmul(a, ta, b, tb, c, 1.0, 0.0);
+    benchmark::ClobberMemory();
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(m * k * n),
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// The same product in bf16, its operands and C stored in bf16, by the path of state.range(5):
+/// 0 the emulation (operands widened to f32, the f32 GEMM, C rounded), 1 oneDNN's bf16 kernels
+/// (skipped, saying so, where the CPU has no bf16 instructions).
+void matmul_bf16(benchmark::State& state) {
+  const std::int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const Transpose ta = state.range(3) ? Transpose::yes : Transpose::no;
+  const Transpose tb = state.range(4) ? Transpose::yes : Transpose::no;
+  const auto path = state.range(5) ? cpu::Bf16GemmPath::onednn : cpu::Bf16GemmPath::emulated;
+  if (path == cpu::Bf16GemmPath::onednn && !cpu::onednn_bf16_available()) {
+    state.SkipWithError("oneDNN's bf16 kernels need AVX512-BF16 or AMX (and oneDNN)");
+    return;
+  }
+  DeviceFamilies families = cpu::make_families();
+  families.gemm = cpu::make_gemm_ops(path);
+  CpuDevice device(std::move(families));
+  const DType bf16 = DType::bf16;
+  const Tensor a =
+      random_tensor<float>(device, ta == Transpose::no ? Extents{m, k} : Extents{k, m}, 1, bf16);
+  const Tensor b =
+      random_tensor<float>(device, tb == Transpose::no ? Extents{k, n} : Extents{n, k}, 2, bf16);
+  Tensor c = device.empty({m, n}, bf16);
+  for (auto _ : state) {
+    device.matmul(a, ta, b, tb, c, 1.0, 0.0);  // [m, k] x [k, n] -> [m, n]
     benchmark::ClobberMemory();
   }
   state.counters["FLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(m * k * n),
@@ -193,6 +226,16 @@ void forward_backward(benchmark::internal::Benchmark* b) {
 
 BENCHMARK_TEMPLATE(matmul, float)->Apply(block_matmuls);
 BENCHMARK_TEMPLATE(matmul, double)->Apply(block_matmuls);
+BENCHMARK(matmul_bf16)->Apply([](benchmark::internal::Benchmark* b) {
+  b->ArgNames({"m", "k", "n", "ta", "tb", "onednn"});
+  for (std::int64_t onednn : {0, 1}) {
+    b->Args({kTokens, kHidden, kHidden, 0, 0, onednn});
+    b->Args({kTokens, kHidden, kFfn, 0, 0, onednn});
+    b->Args({kTokens, kFfn, kHidden, 0, 1, onednn});
+    b->Args({kHidden, kTokens, kFfn, 1, 0, onednn});
+  }
+  b->Unit(benchmark::kMillisecond);
+});
 BENCHMARK_TEMPLATE(attention_matmuls, float)
     ->ArgName("pv")
     ->Arg(0)

@@ -1,6 +1,7 @@
 #include "comm/mpi_comm.hpp"
 
 #include "comm/fault_injection.hpp"
+#include "comm/mpi_bf16.hpp"
 #include "comm/mpi_call.hpp"
 #include "core/error.hpp"
 
@@ -17,12 +18,14 @@ MPI_Datatype mpi_type(const Tensor& t) {
     case DType::f32:
       return MPI_FLOAT;
     case DType::bf16:
-      break;
+      return MPI_UINT16_T;  // the bit patterns; mpi_op reduces them as bf16
   }
-  throw UsageError("MpiComm moves f64 and f32 tensors; bf16 needs NcclComm");
+  throw InternalError("MpiComm: a tensor of no known dtype");
 }
 
-MPI_Op mpi_op(ReduceOp op) {
+/// `op` on elements of t's dtype: MPI's own for f64 and f32, tplab's for bf16 (mpi_bf16.hpp).
+MPI_Op mpi_op(ReduceOp op, const Tensor& t) {
+  if (t.dtype() == DType::bf16) return mpi_bf16_op(op);
   return op == ReduceOp::sum ? MPI_SUM : MPI_MAX;
 }
 
@@ -80,7 +83,7 @@ std::unique_ptr<DeviceInterval> MpiComm::run(const CollectiveCall& call) {
   switch (call.collective) {
     case Collective::all_reduce:
       mpi_check(MPI_Allreduce(MPI_IN_PLACE, out.data(), mpi_count(out), mpi_type(out),
-                              mpi_op(call.op), comm),
+                              mpi_op(call.op, out), comm),
                 "MPI_Allreduce");
       break;
     case Collective::all_gather:
@@ -90,7 +93,7 @@ std::unique_ptr<DeviceInterval> MpiComm::run(const CollectiveCall& call) {
       break;
     case Collective::reduce_scatter:
       mpi_check(MPI_Reduce_scatter_block(in.data(), out.data(), mpi_count(out), mpi_type(in),
-                                         MPI_SUM, comm),
+                                         mpi_op(ReduceOp::sum, in), comm),
                 "MPI_Reduce_scatter_block");
       break;
     case Collective::broadcast:
@@ -108,7 +111,7 @@ void MpiComm::reduce_on_root(const Tensor& in, Tensor& out, int root) {
   const bool is_root = rank() == root;
   const bool in_place = is_root && in.data() == out.data();
   mpi_check(MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), is_root ? out.data() : nullptr,
-                       mpi_count(in), mpi_type(in), MPI_SUM, root, mpi_.handle()),
+                       mpi_count(in), mpi_type(in), mpi_op(ReduceOp::sum, in), root, mpi_.handle()),
             "MPI_Reduce");
 }
 
@@ -122,7 +125,7 @@ std::unique_ptr<PendingTransport> MpiComm::start(const CollectiveCall& call) {
   switch (call.collective) {
     case Collective::all_reduce:
       mpi_check(MPI_Iallreduce(MPI_IN_PLACE, out.data(), mpi_count(out), mpi_type(out),
-                               mpi_op(call.op), comm, request),
+                               mpi_op(call.op, out), comm, request),
                 "MPI_Iallreduce");
       break;
     case Collective::all_gather:
@@ -132,7 +135,7 @@ std::unique_ptr<PendingTransport> MpiComm::start(const CollectiveCall& call) {
       break;
     case Collective::reduce_scatter:
       mpi_check(MPI_Ireduce_scatter_block(in.data(), out.data(), mpi_count(out), mpi_type(in),
-                                          MPI_SUM, comm, request),
+                                          mpi_op(ReduceOp::sum, in), comm, request),
                 "MPI_Ireduce_scatter_block");
       break;
     case Collective::broadcast:

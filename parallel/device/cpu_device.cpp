@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/bf16.hpp"
 #include "device/eigen_views.hpp"
 #include "device/ops/cpu_ops.hpp"
 #ifdef TPLAB_HAVE_ONEDNN
@@ -23,7 +24,7 @@ using cpu::flat;
 using cpu::require;
 
 DeviceFamilies cpu::make_families() {
-  return DeviceFamilies{
+  return with_bf16(DeviceFamilies{
       .gemm = make_gemm_ops(),
       .elementwise = make_elementwise_ops(),
       .gelu = make_gelu_ops(),
@@ -32,7 +33,7 @@ DeviceFamilies cpu::make_families() {
       .layernorm = make_layernorm_ops(),
       .vocabulary = make_vocabulary_ops(),
       .optimizer = make_optimizer_ops(),
-  };
+  });
 }
 
 CpuDevice::CpuDevice() : CpuDevice(cpu::make_families()) {}
@@ -48,13 +49,13 @@ std::string CpuDevice::description() const {
 #ifdef TPLAB_HAVE_OPENBLAS
   text += ", f64 GEMM by " + openblas::version();
 #endif
+  text += ", bf16 GEMM by " + cpu::describe(cpu::chosen_bf16_gemm_path());
   return text + ", 1 thread)";
 }
 
 // ---- memory and read-back -------------------------------------------------------------------
 
 Tensor CpuDevice::empty(const Extents& extents, DType dtype) {
-  dispatch(dtype, []<typename T>() {});
   // 64-byte alignment lets Eigen use full-width vector loads.
   const std::size_t bytes = std::max<std::size_t>(
       64, (static_cast<std::size_t>(element_count(extents)) * dtype_size(dtype) + 63) / 64 * 64);
@@ -66,6 +67,10 @@ Tensor CpuDevice::empty(const Extents& extents, DType dtype) {
 }
 
 void CpuDevice::fill_values(Tensor& x, double value) {
+  if (x.dtype() == DType::bf16) {
+    flat<Bf16Bits>(x).setConstant(bf16_from_double(value));
+    return;
+  }
   dispatch(x.dtype(), [&]<typename T>() { flat<T>(x).setConstant(static_cast<T>(value)); });
 }
 
@@ -77,6 +82,11 @@ void CpuDevice::copy_values(const Tensor& src, Tensor& dst) {
 void CpuDevice::upload_values(std::span<const double> host, Tensor& dst) {
   require(static_cast<std::int64_t>(host.size()) == dst.numel(), "upload",
           fmt::format("{} values for a tensor of {}", host.size(), to_string(dst.extents())));
+  if (dst.dtype() == DType::bf16) {
+    auto* to = dst.data_as<Bf16Bits>();
+    for (std::size_t i = 0; i < host.size(); ++i) to[i] = bf16_from_double(host[i]);
+    return;
+  }
   dispatch(dst.dtype(), [&]<typename T>() {
     flat<T>(dst) = ConstArrayMap<double>(host.data(), dst.numel()).template cast<T>();
   });
@@ -85,12 +95,24 @@ void CpuDevice::upload_values(std::span<const double> host, Tensor& dst) {
 void CpuDevice::download_values(const Tensor& src, std::span<double> host) {
   require(static_cast<std::int64_t>(host.size()) == src.numel(), "download",
           fmt::format("{} values for a tensor of {}", host.size(), to_string(src.extents())));
+  if (src.dtype() == DType::bf16) {
+    const auto* from = src.data_as<Bf16Bits>();
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = float_from_bf16(from[i]);
+    return;
+  }
   dispatch(src.dtype(), [&]<typename T>() {
     ArrayMap<double>(host.data(), src.numel()) = flat<T>(src).template cast<double>();
   });
 }
 
 std::int64_t CpuDevice::find_nonfinite(const Tensor& x) {
+  if (x.dtype() == DType::bf16) {
+    const auto* v = x.data_as<Bf16Bits>();
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      if (!std::isfinite(float_from_bf16(v[i]))) return i;
+    }
+    return -1;
+  }
   std::int64_t index = -1;
   dispatch(x.dtype(), [&]<typename T>() {
     const T* v = x.data_as<T>();

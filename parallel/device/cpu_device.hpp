@@ -9,8 +9,10 @@
 namespace tplab {
 
 /// Host implementation of Device with Eigen maps over the tensors' memory (no copies in the
-/// hot paths). f64 and f32; bf16 belongs to the GPU. f32 matmuls go to oneDNN's sgemm and f64
-/// matmuls to OpenBLAS's dgemm when the build found them (TPLAB_ONEDNN, TPLAB_OPENBLAS). All
+/// hot paths). f64, f32 and bf16 (stored as bf16, computed in f32 with one rounding of each
+/// output, as the GPU computes it: device/bf16_widening.hpp). f32 matmuls go to oneDNN's sgemm
+/// and f64 matmuls to OpenBLAS's dgemm when the build found them (TPLAB_ONEDNN,
+/// TPLAB_OPENBLAS), bf16 matmuls to oneDNN's bf16 kernels where the CPU has them. All
 /// run single-threaded here: the parallelism of a run is its MPI ranks. The families of
 /// operations are in device/ops/*_cpu.cpp; this class holds memory.
 class CpuDevice final : public Device {

@@ -84,7 +84,7 @@ void dispatch(DType dtype, F&& f) {
     case DType::bf16:
       break;
   }
-  throw UsageError("the CPU device computes in f64 or f32; bf16 needs the CUDA device");
+  throw InternalError("a CPU kernel of f64 and f32 was handed bf16 (device/ops/cpu_ops.hpp)");
 }
 
 /// Throws, naming the operation, when `ok` is false.

@@ -318,14 +318,20 @@ std::string dtype_label(const testing::TestParamInfo<DType>& p) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, CpuDeviceTest, testing::Values(DType::f64, DType::f32),
                          dtype_label);
 
-TEST(CpuDevice, RefusesBf16WithAMessage) {
+TEST(CpuDevice, HoldsBf16RoundedToNearestEven) {
   CpuDevice dev;
-  try {
-    dev.empty({2}, DType::bf16);
-    FAIL() << "expected a UsageError";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("bf16 needs the CUDA device"), std::string::npos);
-  }
+  Tensor x = dev.empty({4}, DType::bf16);
+  EXPECT_EQ(x.bytes(), 8u);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even, 1; 1 + 3 2^-8 rounds up
+  const std::vector<double> values{1.0 + 0x1p-8, 1.0 + 3 * 0x1p-8, -3.5, 1e-3};
+  dev.upload(values, x);
+  std::vector<double> back(4);
+  dev.download(x, back);
+  EXPECT_EQ(back, (std::vector<double>{1.0, 1.0 + 0x1p-6, -3.5, 0.0009994506835937500}));
+  EXPECT_EQ(dev.first_nonfinite(x), -1);
+  dev.fill(x, 1e39);  // past bf16's largest finite value (about 3.39e38)
+  EXPECT_EQ(dev.first_nonfinite(x), 0);
+  EXPECT_NE(dev.description().find("bf16 GEMM by "), std::string::npos) << dev.description();
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
-// MpiComm at 1..4 ranks: every collective with integer inputs (so sums are exact), groups from
-// split, and the counters that the cost model is checked against.
+// MpiComm at 1..4 ranks: every collective with integer inputs (so sums are exact, in bf16 too,
+// whose integers are exact up to 256), groups from split, and the counters that the cost model
+// is checked against.
 #include "comm/mpi_comm.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "comm/wrap_transport.hpp"
+#include "core/bf16.hpp"
 #include "device/cpu_device.hpp"
 
 namespace tplab {
@@ -44,12 +46,12 @@ TEST_P(MpiCommTest, AllReduceSumsAndMaxes) {
 
 TEST_P(MpiCommTest, AllGatherConcatenatesInRankOrder) {
   const int p = world->size(), r = world->rank();
-  Tensor shard = filled({2, 3}, [&](std::int64_t i) { return 100.0 * r + i; });
+  Tensor shard = filled({2, 3}, [&](std::int64_t i) { return 16.0 * r + i; });
   Tensor full = dev.empty({2 * p, 3}, GetParam());
   world->all_gather(shard, full);
   const auto v = read(full);
   for (int q = 0; q < p; ++q) {
-    for (int i = 0; i < 6; ++i) EXPECT_EQ(v[q * 6 + i], 100.0 * q + i);
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(v[q * 6 + i], 16.0 * q + i);
   }
 }
 
@@ -204,7 +206,20 @@ TEST_P(MpiCommTest, BlockingCollectivesAreExposedThroughout) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, MpiCommTest, testing::Values(DType::f64, DType::f32), dtype_label);
+TEST_P(MpiCommTest, SumsRoundedAsTheDtypeHoldsThem) {
+  // 1 + 2^-7 on every rank (bf16's 7 fraction bits hold it): the sum p + p 2^-7 is exact in f64
+  // and f32, and in bf16 rounded to its 8 significant bits (3.0234375 to 3.03125 at p = 3),
+  // never the sum of the bit patterns as integers.
+  const int p = world->size();
+  Tensor x = filled({1}, [](std::int64_t) { return 1.0 + 0x1p-7; });
+  world->all_reduce(x);
+  const double exact = p * (1.0 + 0x1p-7);
+  const double held = GetParam() == DType::bf16 ? float_from_bf16(bf16_from_double(exact)) : exact;
+  EXPECT_EQ(read(x)[0], held) << "a sum over " << p << " ranks";
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, MpiCommTest, testing::Values(DType::f64, DType::f32, DType::bf16),
+                         dtype_label);
 
 }  // namespace
 }  // namespace tplab

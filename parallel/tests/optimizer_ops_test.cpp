@@ -1,12 +1,13 @@
 // The optimizer's device operations on the CPU: AdamW's update against the formula worked by
 // hand, the moments kept per element, the decay only where asked, an exact sum of squares, and
-// the padded columns of a vocabulary shard masked.
+// the padded columns of a vocabulary shard masked; bf16 parameters trained through f32 masters.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "optim/sharded_optimizer.hpp"
 
@@ -118,6 +119,44 @@ TEST(ShardedOptimizer, MatricesDecayAndVectorsDoNot) {
   optimizer.step(parameters, gradients);    // zero gradients: the decay alone moves p
   EXPECT_EQ(host_of(device, parameters.at("w")), (std::vector<double>{0.9, 0.9}));
   EXPECT_EQ(host_of(device, parameters.at("b")), (std::vector<double>{1.0, 1.0}));
+}
+
+/// An update below half of bf16's spacing at 1 (2^-8) is rounded away every time a bf16 weight
+/// takes it directly; the f32 master accumulates it, and the bf16 weight follows the master.
+TEST(ShardedOptimizer, Bf16ParametersStepThroughF32Masters) {
+  CpuDevice device;
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+    TensorMap parameters;
+    parameters.emplace("b", tensor_of(device, {1.0, -1.0}, DType::bf16));
+    OptimizerConfig config;
+    config.kind = kind;
+    config.learning_rate = 1e-4;  // SGD's step 1e-4 x g = 1e-4; AdamW's about lr = 1e-4
+    ShardedOptimizer optimizer(device, parameters, config);
+    ASSERT_EQ(optimizer.masters().size(), 1u);
+    EXPECT_EQ(optimizer.masters().at("b").dtype(), DType::f32);
+    for (const auto& [name, state] : optimizer.state()) {
+      EXPECT_EQ(state.dtype(), DType::f32) << name << ": the moments of a bf16 weight are f32";
+    }
+    TensorMap gradients;
+    gradients.emplace("d_b", tensor_of(device, {1.0, -1.0}, DType::f32));
+    // a bf16 gradient is not what the masters take: the trainer widens it first
+    TensorMap narrow;
+    narrow.emplace("d_b", tensor_of(device, {1.0, -1.0}, DType::bf16));
+    EXPECT_THROW(optimizer.step(parameters, narrow), InternalError);
+    for (int step = 0; step < 60; ++step) optimizer.step(parameters, gradients);
+    // 60 steps of 1e-4: the master near 1 - 0.006, the weight at the bf16 nearest to it
+    const auto master = host_of(device, optimizer.masters().at("b"));
+    EXPECT_NEAR(master[0], 1.0 - 0.006, 1e-4) << optimizer_name(kind);
+    EXPECT_NEAR(master[1], -1.0 + 0.006, 1e-4) << optimizer_name(kind);
+    EXPECT_EQ(host_of(device, parameters.at("b")),
+              (std::vector<double>{0.9921875, -0.9921875}))  // 1 - 2^-7, the bf16 nearest
+        << optimizer_name(kind);
+  }
+  // The same steps on the bf16 weight directly (no master) leave it where it started.
+  Tensor p = tensor_of(device, {1.0}, DType::bf16);
+  Tensor step = tensor_of(device, {-1e-4}, DType::bf16);
+  for (int i = 0; i < 60; ++i) device.add_inplace(p, step);
+  EXPECT_EQ(host_of(device, p), (std::vector<double>{1.0}));
 }
 
 }  // namespace

@@ -1,9 +1,16 @@
 /// @file
 /// GemmOps on the CPU. Where the libraries were found at configure time, f32 goes to oneDNN's
 /// sgemm and f64 to OpenBLAS's dgemm: on this project's AVX2 machine each runs the block's
-/// GEMMs about 1.45x faster than Eigen (README, "Benchmarks"). Otherwise Eigen.
+/// GEMMs about 1.45x faster than Eigen (README, "Benchmarks"). Otherwise Eigen. bf16 goes to
+/// oneDNN's bf16 matmul on CPUs with AVX512-BF16 or AMX, and is otherwise emulated: its
+/// operands widened to f32 (exactly) for the f32 GEMM. Either way the products are summed in
+/// f32 and C = alpha op(A) op(B) + beta C is rounded once to bf16, as cuBLAS computes a bf16
+/// GEMM with CUBLAS_COMPUTE_32F; the three differ only in the order of the f32 sums.
+#include <cstdlib>
+#include <string_view>
 #include <type_traits>
 
+#include "device/bf16_widening.hpp"
 #include "device/eigen_views.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "device/shape_forms.hpp"
@@ -79,14 +86,39 @@ void matmul_2d(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Ten
   gemm<T>(matrix<T>(a), ta, matrix<T>(b), tb, matrix<T>(c), alpha, beta);
 }
 
+/// C = alpha op(A) op(B) + beta C on 2-D bf16 tensors by `path` (file comment).
+void matmul_bf16(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
+                 double alpha, double beta, Bf16GemmPath path) {
+  WidenedBf16 wide("matmul");
+  Tensor& wide_c = wide.out(c);  // C in f32, rounded back into c at the end
+  if (path == Bf16GemmPath::emulated) {
+    matmul_2d<float>(wide.in(a), ta, wide.in(b), tb, wide_c, alpha, beta);
+    return;
+  }
+#ifdef TPLAB_HAVE_ONEDNN
+  const bool at = ta == Transpose::yes, bt = tb == Transpose::yes;
+  const auto [m, n, k] = gemm_extents(a, at, b, bt, c);
+  // [m, k] x [k, n] -> [m, n] summed in f32, then beta C added in f32
+  Tensor product = beta == 0.0 ? wide_c : host_f32(c.extents());
+  onednn::bf16_gemm(at, bt, m, n, k, static_cast<float>(alpha), a.data_as<std::uint16_t>(),
+                    a.cols(), b.data_as<std::uint16_t>(), b.cols(), product.data_as<float>(), n);
+  if (beta != 0.0)
+    flat<float>(wide_c) = static_cast<float>(beta) * flat<float>(wide_c) + flat<float>(product);
+#else
+  throw InternalError("CpuDevice::matmul: oneDNN's bf16 path asked for in a build without oneDNN");
+#endif
+}
+
 class CpuGemm final : public GemmOps {
  public:
+  explicit CpuGemm(Bf16GemmPath bf16) : bf16_(bf16) {}
+
   void matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c, double alpha,
               double beta) override {
     require(a.rank() == 2 && b.rank() == 2 && c.rank() == 2, "matmul", "operands must be 2-D");
     require(a.dtype() == b.dtype() && b.dtype() == c.dtype(), "matmul", "mixed dtypes");
     // [m, k] x [k, n] -> [m, n] after the transposes
-    dispatch(c.dtype(), [&]<typename T>() { matmul_2d<T>(a, ta, b, tb, c, alpha, beta); });
+    multiply(a, ta, b, tb, c, alpha, beta);
   }
 
   void batched_matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
@@ -99,21 +131,75 @@ class CpuGemm final : public GemmOps {
                         to_string(a.extents()), to_string(b.extents()), to_string(c.extents())));
     require(a.dtype() == b.dtype() && b.dtype() == c.dtype(), "batched_matmul", "mixed dtypes");
     // [batch, m, k] x [batch, k, n] -> [batch, m, n]: one product per batch index
-    dispatch(c.dtype(), [&]<typename T>() {
-      for (std::int64_t i = 0; i < c.dim(0); ++i) {
-        const Tensor ai = a.slice_rows(i, 1).reshaped({a.dim(1), a.dim(2)});
-        const Tensor bi = b.slice_rows(i, 1).reshaped({b.dim(1), b.dim(2)});
-        Tensor ci = c.slice_rows(i, 1).reshaped({c.dim(1), c.dim(2)});
-        matmul_2d<T>(ai, ta, bi, tb, ci, alpha, beta);
-      }
-    });
+    for (std::int64_t i = 0; i < c.dim(0); ++i) {
+      const Tensor ai = a.slice_rows(i, 1).reshaped({a.dim(1), a.dim(2)});
+      const Tensor bi = b.slice_rows(i, 1).reshaped({b.dim(1), b.dim(2)});
+      Tensor ci = c.slice_rows(i, 1).reshaped({c.dim(1), c.dim(2)});
+      multiply(ai, ta, bi, tb, ci, alpha, beta);
+    }
   }
+
+ private:
+  /// One 2-D product in the operands' dtype.
+  void multiply(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
+                double alpha, double beta) const {
+    if (c.dtype() == DType::bf16) {
+      matmul_bf16(a, ta, b, tb, c, alpha, beta, bf16_);
+      return;
+    }
+    dispatch(c.dtype(), [&]<typename T>() { matmul_2d<T>(a, ta, b, tb, c, alpha, beta); });
+  }
+
+  Bf16GemmPath bf16_;
 };
 
 }  // namespace
 
-std::unique_ptr<GemmOps> make_gemm_ops() {
-  return std::make_unique<CpuGemm>();
+bool onednn_bf16_available() {
+#ifdef TPLAB_HAVE_ONEDNN
+  return !onednn::bf16_isa().empty();
+#else
+  return false;
+#endif
+}
+
+Bf16GemmPath chosen_bf16_gemm_path() {
+  const char* env = std::getenv("TPLAB_BF16_GEMM");
+  const std::string_view asked = env == nullptr ? "auto" : env;
+  if (asked == "emulated") return Bf16GemmPath::emulated;
+  if (asked == "auto" || asked.empty()) {
+    return onednn_bf16_available() ? Bf16GemmPath::onednn : Bf16GemmPath::emulated;
+  }
+  if (asked != "onednn") {
+    throw UsageError(fmt::format(
+        "TPLAB_BF16_GEMM={}: use onednn (oneDNN's bf16 kernels), emulated (f32 GEMM on widened "
+        "operands) or auto (oneDNN where this CPU has bf16 instructions)",
+        asked));
+  }
+  if (!onednn_bf16_available()) {
+#ifdef TPLAB_HAVE_ONEDNN
+    throw UsageError(
+        "TPLAB_BF16_GEMM=onednn: oneDNN finds no bf16 matmul instructions on this CPU "
+        "(AVX512-BF16 or AMX; DNNL_MAX_CPU_ISA may hide them); unset it to use the emulation");
+#else
+    throw UsageError(
+        "TPLAB_BF16_GEMM=onednn: this build has no oneDNN (Debian: libdnnl-dev, then "
+        "configure again with TPLAB_ONEDNN=ON); unset it to use the emulation");
+#endif
+  }
+  return Bf16GemmPath::onednn;
+}
+
+std::string describe(Bf16GemmPath path) {
+#ifdef TPLAB_HAVE_ONEDNN
+  if (path == Bf16GemmPath::onednn) return onednn::version() + " on " + onednn::bf16_isa();
+#endif
+  (void)path;
+  return "emulation (the f32 GEMM on widened operands)";
+}
+
+std::unique_ptr<GemmOps> make_gemm_ops(Bf16GemmPath bf16) {
+  return std::make_unique<CpuGemm>(bf16);
 }
 
 }  // namespace tplab::cpu
