@@ -4,14 +4,16 @@ TP degree and dtype: `tplab train --json` once per configuration, then a table a
 usage: python3 bench/loss_gap.py [-o bench/results/training] [--steps 50] [--seeds 1]
                                  [--dtypes f64,f32,bf16] [--optimizer adamw] [--clip 1]
                                  [--shape 4,16,64,8] [--name loss_gap] [--tplab ./tplab]
+                                 [--render]
 
 Every run trains the tiny GPT of `tplab train` (V=64, L=2; blocks of --shape b,s,h,heads,
 whose 8 heads every scheme splits at every degree up to 8) for --steps steps on one scheme at
 one world size, beside the f64 reference on one device, and records every step's loss and the
 reference's. The gap of a run is the largest relative difference of any step's loss from the
-reference's (what train checks); the table shows it beside the mean over the steps and the gap
-at the last step, relative and absolute (a loss near 0.03 makes a small absolute gap a large
-relative one). Writes
+reference's (what train checks); the table shows it beside the mean over the steps, the mean
+over the steps whose reference loss is above 1 (where pretraining spends its time), and the gap
+at the last step, relative and absolute (a loss near 0.01 makes a small absolute gap a large
+relative one). --render redraws the table and plot from OUT/NAME.json without training. Writes
 OUT/NAME.json (every run and its command), OUT/NAME.md (the table) and OUT/NAME.png (the worst
 gap against TP degree, one line per scheme and dtype). A configuration that train refuses
 (exit 2: the scheme cannot split the shape on that many ranks) is left out and listed.
@@ -74,15 +76,23 @@ def run_one(scheme, np_, dtype, seed, args):
         "final_loss": last["loss"], "final_reference_loss": last["reference_loss"],
         "losses": [s["loss"] for s in steps],
         "reference_losses": [s["reference_loss"] for s in steps],
+        "gradient_norms": [s["gradient_norm"] for s in steps],
+        "reference_gradient_norms": [s["reference_gradient_norm"] for s in steps],
         "command": " ".join(["./tplab"] + command[1:-2]),
     }
 
 
+def mean_while_large(run):
+    """The mean relative gap over the steps whose reference loss is above 1 (None if none)."""
+    gaps = [abs(a - b) / abs(b) for a, b in zip(run["losses"], run["reference_losses"]) if b > 1]
+    return sum(gaps) / len(gaps) if gaps else None
+
+
 def table(runs, dtypes):
-    """Markdown: one row per scheme and degree; per dtype the worst, mean and last relative gap,
-    and the last absolute one."""
+    """Markdown: one row per scheme and degree; per dtype the worst, mean, mean while the loss is
+    above 1, and last relative gap, and the last absolute one."""
     head = "| scheme | TP degree | " + " | ".join(
-        f"{d}: worst / mean / last (last, absolute)" for d in dtypes) + " |"
+        f"{d}: worst / mean / mean, loss > 1 / last (last, absolute)" for d in dtypes) + " |"
     lines = [head, "| --- | --- | " + " | ".join("---" for _ in dtypes) + " |"]
     for scheme, np_ in CONFIGURATIONS:
         cells = []
@@ -93,16 +103,17 @@ def table(runs, dtypes):
                 continue
             worst = max(r["max_relative_difference"] for r in found)
             mean = max(r["mean_relative_difference"] for r in found)
+            large = max((mean_while_large(r) or 0) for r in found)
             last = max(r["last_relative_difference"] for r in found)
             absolute = max(r["last_absolute_difference"] for r in found)
-            cells.append(f"{worst:.1e} / {mean:.1e} / {last:.1e} ({absolute:.1e})")
+            cells.append(f"{worst:.1e} / {mean:.1e} / {large:.1e} / {last:.1e} ({absolute:.1e})")
         if any(c != "-" for c in cells):
             lines.append(f"| {scheme} | {np_} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def plot(runs, dtypes, path, title):
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    fig, ax = plt.subplots(figsize=(7.5, 5.5))
     markers = {"f64": "o", "f32": "s", "bf16": "^"}
     for d in dtypes:
         for scheme in sorted({r["scheme"] for r in runs}):
@@ -119,7 +130,7 @@ def plot(runs, dtypes, path, title):
     ax.set_xlabel("TP degree (ranks)")
     ax.set_ylabel("worst relative loss gap against f64 reference")
     ax.set_title(title)
-    ax.legend(fontsize=7, ncol=3)
+    ax.legend(fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.15))
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -136,11 +147,19 @@ def main():
     parser.add_argument("--clip", type=float, default=1.0)
     parser.add_argument("--shape", default="4,16,64,8")
     parser.add_argument("--name", default="loss_gap")
+    parser.add_argument("--render", action="store_true",
+                        help="redraw OUT/NAME.md and .png from OUT/NAME.json, training nothing")
     parser.add_argument("--tplab", default="./tplab",
                         help="the program to run (a built copy keeps a long sweep on one build)")
     args = parser.parse_args()
     dtypes = args.dtypes.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
+    base = os.path.join(args.out, args.name)
+    if args.render:
+        with open(base + ".json") as f:
+            document = json.load(f)
+        write_views(base, document["runs"], dtypes, document["configuration"])
+        return
     runs, refused = [], []
     plan = [(c, d, s) for c in CONFIGURATIONS for d in dtypes for s in seeds]
     for i, ((scheme, np_), dtype, seed) in enumerate(plan, 1):
@@ -163,9 +182,13 @@ def main():
                          default=None) for d in dtypes},
         "runs": runs,
     }
-    base = os.path.join(args.out, args.name)
     with open(base + ".json", "w") as f:
         json.dump(document, f, indent=1)
+    write_views(base, runs, dtypes, what)
+
+
+def write_views(base, runs, dtypes, what):
+    """BASE.md (the table) and BASE.png (the plot) of `runs`."""
     with open(base + ".md", "w") as f:
         f.write(f"Loss gap against the f64 reference: {what}\n\n{table(runs, dtypes)}\n")
     plot(runs, dtypes, base + ".png", f"loss gap, {what}")

@@ -17,7 +17,7 @@ std::optional<std::int64_t> divergence_step(std::span<const double> losses) {
 }
 
 std::optional<Divergence> training_divergence(const std::vector<StepRecord>& steps,
-                                              double tolerance) {
+                                              const LossTolerance& tolerance) {
   std::vector<double> parallel, reference;
   for (const StepRecord& s : steps) {
     parallel.push_back(s.loss);
@@ -28,7 +28,7 @@ std::optional<Divergence> training_divergence(const std::vector<StepRecord>& ste
   const auto agreed_before = steps.begin() + std::min(*p, *r);
   // written so that NaN disagrees
   const bool agreed = std::all_of(steps.begin(), agreed_before, [&](const StepRecord& s) {
-    return s.relative_difference <= tolerance;
+    return tolerance.loss_holds(s.loss, s.reference_loss, s.step);
   });
   if (!agreed) return std::nullopt;
   return Divergence{*p, *r};

@@ -10,6 +10,8 @@
 #include <span>
 #include <vector>
 
+#include "loss_tolerance.hpp"
+
 namespace tplab::train {
 
 struct StepRecord;
@@ -32,6 +34,6 @@ struct Divergence {
 /// within `tolerance` at every step before the first divergence (a disagreement before it is
 /// the parallel model's own). Nothing otherwise.
 std::optional<Divergence> training_divergence(const std::vector<StepRecord>& steps,
-                                              double tolerance);
+                                              const LossTolerance& tolerance);
 
 }  // namespace tplab::train

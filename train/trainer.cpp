@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -173,7 +174,11 @@ void record_step(StepRecord record, TrainResult& result) {
 /// Every step's loss, and with --clip its gradient norm, within the tolerance (written so
 /// that NaN fails).
 bool within_tolerance(const TrainResult& r) {
-  return r.max_relative_difference <= r.tolerance && r.max_norm_relative_difference <= r.tolerance;
+  return std::all_of(r.steps.begin(), r.steps.end(), [&](const StepRecord& s) {
+    return r.tolerance.loss_holds(s.loss, s.reference_loss, s.step) &&
+           (r.config.clip == 0 ||
+            r.tolerance.norm_holds(s.gradient_norm, s.reference_gradient_norm, s.step));
+  });
 }
 
 /// Throws UsageError unless the optimizer's and the clip's numbers can train.
@@ -313,7 +318,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   result.padded_vocab = padded.vocab;
   result.grid =
       make_scheme(config.scheme, config.options)->describe_grid(world.size(), shape.block);
-  result.tolerance = loss_tolerance(config.dtype, config.optimizer.kind).rtol;
+  result.tolerance = loss_tolerance(config.dtype, config.optimizer.kind);
   std::vector<std::uint64_t> loss_bits;
   CpuDevice host;
   for (std::int64_t step = 0; step < config.steps; ++step) {
@@ -415,7 +420,10 @@ nlohmann::json to_json(const TrainResult& r) {
           {"max_norm_relative_difference", r.max_norm_relative_difference},
           {"padding_untouched", r.padding_touched.empty()},
           {"logit_offset", c.logit_offset},
-          {"tolerance", r.tolerance},
+          {"tolerance", r.tolerance.rtol},
+          {"tolerance_abs", r.tolerance.atol},
+          {"tolerance_first_step", r.tolerance.first_rtol},
+          {"norm_judged_after_first_step", r.tolerance.norm_after_first},
           {"max_relative_difference", r.max_relative_difference},
           {"replicated_parameters", r.replicated_parameters},
           {"replicas_identical", r.replicas_differ.empty()},

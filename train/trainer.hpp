@@ -13,6 +13,7 @@
 #include "device/device.hpp"
 #include "divergence.hpp"
 #include "gpt/gpt_shape.hpp"
+#include "loss_tolerance.hpp"
 #include "optim/sharded_optimizer.hpp"
 #include "scheme/scheme.hpp"
 
@@ -58,7 +59,7 @@ struct TrainResult {
   std::int64_t padded_vocab = 0;       ///< V padded to a multiple of its parts (V when it was)
   std::string grid;                    ///< e.g. "q=2 d=2"
   std::vector<StepRecord> steps;       ///< one per step
-  double tolerance = 0;                ///< loss_tolerance(dtype).rtol
+  LossTolerance tolerance;             ///< loss_tolerance(dtype, optimizer)
   double max_relative_difference = 0;  ///< over every step (NaN when a loss was NaN)
   /// Of the gradient norm against the reference's, over every step (with --clip).
   double max_norm_relative_difference = 0;

@@ -158,7 +158,8 @@ std::string verdict(const train::TrainResult& r) {
     }
   }
   for (const train::StepRecord& s : r.steps) {
-    if (r.config.clip > 0 && !(s.norm_relative_difference <= r.tolerance)) {
+    if (r.config.clip > 0 &&
+        !r.tolerance.norm_holds(s.gradient_norm, s.reference_gradient_norm, s.step)) {
       return fmt::format(
           "FAIL: the gradient norm is {:.6f} at step {}, where the reference's is {:.6f} ({:.2e} "
           "relative): an element counted more than once (a replicated tensor on each rank that "
@@ -186,14 +187,18 @@ void print_result(const train::TrainResult& r) {
              last.loss, last.step, first.reference_loss, last.reference_loss);
   fmt::print(
       "loss against the reference: max relative difference {:.2e} over {} steps "
-      "(tolerance {:.0e}, {}: {})\n",
-      r.max_relative_difference, r.steps.size(), r.tolerance, dtype,
-      train::loss_tolerance(r.config.dtype, r.config.optimizer.kind).basis);
+      "(tolerance {}, {}: {})\n",
+      r.max_relative_difference, r.steps.size(), r.tolerance.text(), dtype, r.tolerance.basis);
   if (r.config.clip > 0) {
     fmt::print(
         "gradient norm against the reference's: max relative difference {:.2e} (tolerance "
-        "{:.0e}; each rank counts the shards no lower rank holds)\n",
-        r.max_norm_relative_difference, r.tolerance);
+        "{}; each rank counts the shards no lower rank holds)\n",
+        r.max_norm_relative_difference,
+        r.tolerance.norm_after_first
+            ? r.tolerance.text()
+            : fmt::format("{:.0e} at step 0, where both models hold the same parameters; after "
+                          "it printed, not judged: {} trajectories part",
+                          r.tolerance.first_rtol, dtype));
   }
   if (r.padded_vocab > r.config.shape.vocab) {
     if (r.padding_touched.empty()) {

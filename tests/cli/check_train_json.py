@@ -15,7 +15,9 @@ def main():
     path, steps = sys.argv[1], int(sys.argv[2])
     run = json.load(open(path))
     problems = []
-    for key in ("scheme", "np", "grid", "dtype", "shape", "tolerance", "max_relative_difference",
+    for key in ("scheme", "np", "grid", "dtype", "shape", "tolerance", "tolerance_abs",
+                "tolerance_first_step",
+                "max_relative_difference",
                 "replicas_identical", "loss_hash", "parameter_hash", "pass", "failures", "steps"):
         if key not in run:
             problems.append(f"missing '{key}'")
@@ -23,7 +25,10 @@ def main():
         problems.append(f"{len(run.get('steps', []))} steps, expected {steps}")
     for s in run.get("steps", []):
         diff = abs(s["loss"] - s["reference_loss"]) / abs(s["reference_loss"])
-        if not math.isfinite(s["loss"]) or diff > run["tolerance"]:
+        bound = run["tolerance"] + run["tolerance_abs"] / abs(s["reference_loss"])
+        if s["step"] == 0 and run["tolerance_first_step"] > 0:
+            bound = run["tolerance_first_step"]
+        if not math.isfinite(s["loss"]) or diff > bound:
             problems.append(f"step {s['step']}: loss {s['loss']} vs {s['reference_loss']}")
     peak = run.get("peak", {})
     # bf16 is computed in f32 on the CPU: its MFU is over f32's peak

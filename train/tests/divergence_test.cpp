@@ -14,7 +14,7 @@
 namespace tplab::train {
 namespace {
 
-constexpr double kTolerance = 1e-10;
+const LossTolerance kTolerance{.rtol = 1e-10, .atol = 0, .basis = "test"};
 
 /// Steps whose parallel and reference losses are `parallel` and `reference`.
 std::vector<StepRecord> curves(const std::vector<double>& parallel,
