@@ -20,8 +20,9 @@
 /// bf16 (with f32 master weights) against the f64 reference, over 50 steps on every scheme at
 /// every degree of 1, 2, 4 and 8 that splits the shape (bench/loss_gap.py; blocks 4,16,32,4
 /// and 4,16,64,8, V = 64; bench/results/training/bf16_*.json):
-///   the first step, where both hold the same parameters: the loss within 3.2e-4 relative and
-///   the gradient norm within 8.6e-4 (144 runs), so 2e-3 (SGD) and 5e-3 (AdamW) leave about 6.
+///   the first step, where both hold the same parameters (and the same gradient, whatever the
+///   optimizer): the loss within 3.2e-4 relative (144 runs) and the gradient norm within 8.6e-4
+///   (the 72 runs with --clip), so 5e-3 leaves about 6.
 ///   SGD after it: at most 2.9e-2 relative (59 runs, seeds 1-3), so 6e-2 leaves 2.
 ///   AdamW after it (with --clip 1, lr 0.01; 85 runs, seeds 1-3): the loss falls to 0.002, which
 ///   bf16's 8-bit logits and cross-entropy sums cannot follow (relative gaps up to 2.3 there,
@@ -64,7 +65,7 @@ LossTolerance loss_tolerance(DType dtype, OptimizerKind optimizer) {
                 .basis = "bf16 AdamW vs f64 reference: calibrated, see docs/training.md"};
       }
       return {.rtol = 6e-2,
-              .first_rtol = 2e-3,
+              .first_rtol = 5e-3,
               .norm_after_first = false,
               .basis = "bf16 vs f64 reference: calibrated, see docs/training.md"};
   }

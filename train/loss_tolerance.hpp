@@ -32,9 +32,11 @@ struct LossTolerance {
     if (step == 0 && first_rtol > 0) return std::abs(got - want) <= first_rtol * std::abs(want);
     return std::abs(got - want) <= rtol * std::abs(want) + atol;
   }
-  /// Whether the gradient norm `got` at `step` is within the bound of `want` (NaN fails).
+  /// Whether the gradient norm `got` at `step` is within the bound of `want`; a norm that is
+  /// not judged must still be finite (NaN or Inf never passes).
   bool norm_holds(double got, double want, std::int64_t step) const {
-    return (step > 0 && !norm_after_first) || loss_holds(got, want, step);
+    if (step > 0 && !norm_after_first) return std::isfinite(got);
+    return loss_holds(got, want, step);
   }
   /// "5e-04", or "1e-01 + 1e-01 absolute, 5e-03 at step 0", for reports.
   std::string text() const;

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "device/ops/cpu_ops.hpp"
 #include "gpt/gpt_model.hpp"
 #include "harness.hpp"
 #include "initial_parameters.hpp"
@@ -76,13 +77,13 @@ double mean_loss(Comm& world, const gpt::GptModel& model, const std::vector<doub
   return sum / static_cast<double>(tokens);
 }
 
-/// Compares the hashes of every parameter shard among the ranks that hold the same block, as
+/// Compares the hashes of every shard of `parameters` (the model's, or their f32 masters)
+/// among the ranks that hold the same block, as
 /// verify does for gradients; returns the first parameter whose replicas differ (or "") and
 /// sets the run's parameter hash and the count of replicated parameters.
-std::string check_replicas(Comm& world, Device& device, const gpt::GptModel& model,
+std::string check_replicas(Comm& world, Device& device, const TensorMap& parameters,
                            const std::vector<TensorPlacement>& placements, TrainResult& result) {
   CpuDevice host;
-  const TensorMap& parameters = model.parameters();
   const auto n = static_cast<std::int64_t>(parameters.size());
   Tensor mine = host.empty({2 * n}, DType::f64);
   std::int64_t slot = 0;
@@ -243,6 +244,7 @@ void validate_training(int world_size, const TrainConfig& config) {
         fmt::format("--logit-offset {}: the offset must be a finite number", config.logit_offset));
   }
   loss_tolerance(config.dtype);
+  if (config.dtype == DType::bf16) cpu::chosen_bf16_gemm_path();  // TPLAB_BF16_GEMM, if set
   // The mesh first (D divides the world and the batch), then the model on one replica.
   make_scheme(config.scheme, config.options)->validate(world_size, config.shape.block);
   const int replicas = config.options.dp;
@@ -363,7 +365,15 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     if (on_step) on_step(result);
   }
   result.loss_hash = fnv1a(loss_bits);
-  result.replicas_differ = check_replicas(world, device, model, placements, result);
+  result.replicas_differ = check_replicas(world, device, model.parameters(), placements, result);
+  if (result.replicas_differ.empty() && !optimizer.masters().empty()) {
+    // bf16's f32 masters are the training's state: their replicas must agree too (the same on
+    // every rank: the comparison is over every rank's hashes)
+    TrainResult masters;  // its hash and counts are not the run's
+    const std::string differ =
+        check_replicas(world, device, optimizer.masters(), placements, masters);
+    if (!differ.empty()) result.replicas_differ = "the f32 master of " + differ;
+  }
   if (padded.vocab > shape.vocab) {
     result.padding_touched =
         padding_problem(world, device, model.parameters(), placements, shape.vocab);

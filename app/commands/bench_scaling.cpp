@@ -10,6 +10,7 @@
 #include "bench_commands.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
+#include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "mfu.hpp"
@@ -228,10 +229,11 @@ bool add_if_runnable(const Scheme& scheme, const Planned& run, std::vector<Plann
 /// Every (scheme, mode, np) the scheme can run; the others are listed with the reason.
 std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& skipped) {
   const BlockShape base = parse_block_shape(o.shape);
-  if (parse_dtype(o.dtype) == DType::bf16) {
+  if (parse_dtype(o.dtype) == DType::bf16) cpu::chosen_bf16_gemm_path();  // TPLAB_BF16_GEMM
+  if (parse_dtype(o.dtype) == DType::bf16 && o.reference) {
     throw UsageError(
-        "--dtype bf16: bench step and bench scaling time the CPU device, which "
-        "computes in f64 or f32 (bench gpu times bf16 on a GPU)");
+        "--reference with --dtype bf16: the single-device Eigen reference computes in f64 or f32; "
+        "time bf16 without it, or the reference in f32");
   }
   if (o.warmup < 0 || o.repeats < 1) {
     throw UsageError("--repeats must be at least 1 and --warmup at least 0");
@@ -545,7 +547,8 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
   cmd.add_option("--shape", o.shape,
                  "global shape b,s,h,heads (weak scaling: the shape at one rank)")
       ->capture_default_str();
-  cmd.add_option("--dtype", o.dtype, "f64 or f32")->capture_default_str();
+  cmd.add_option("--dtype", o.dtype, "f64, f32 or bf16 (bf16: stored in bf16, computed in f32)")
+      ->capture_default_str();
   cmd.add_option("--warmup", o.warmup, "untimed steps first")->capture_default_str();
   cmd.add_option("--repeats", o.repeats, "timed steps")->capture_default_str();
   cmd.add_option("--depth", o.depth, "2.5D depth d (default: chosen from the world size)");

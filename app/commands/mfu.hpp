@@ -13,7 +13,7 @@ namespace tplab::app {
 
 /// One core's peak in `dtype` on the fastest instruction path, measured now (call it before
 /// the first job, while the machine is quiet): {"dtype", "path", "flops_per_s_per_core",
-/// "cores", "source"}.
+/// "cores", "source"}. For bf16, f32's peak ("dtype": "f32"), which the CPU computes bf16 in.
 nlohmann::json measured_peak(DType dtype);
 
 /// `flops_per_second` of a run on `np` ranks over the peak of the cores it had:

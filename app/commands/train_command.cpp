@@ -332,18 +332,6 @@ nlohmann::json training_document(const SeriesResult& series, const train::TrainC
   return document;
 }
 
-/// One core's peak that the MFU of a training in `dtype` is taken over, measured now: bf16 over
-/// f32's, which the CPU computes it in (all but oneDNN's bf16 products, whose own peak on AMX
-/// or AVX512-BF16 bench peak does not measure).
-nlohmann::json training_peak(DType dtype) {
-  if (dtype != DType::bf16) return measured_peak(dtype);
-  nlohmann::json peak = measured_peak(DType::f32);
-  peak["source"] = peak["source"].get<std::string>() +
-                   "; f32's peak for bf16, which the CPU computes in f32 (oneDNN's bf16 GEMMs "
-                   "may run above it)";
-  return peak;
-}
-
 /// The MFU line under the job's own output.
 void print_mfu(const nlohmann::json& document) {
   const nlohmann::json& peak = document["peak"];
@@ -385,7 +373,7 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   plan.smaller = "a smaller --shape, --vocab or --layers";
   plan.result_bytes = kTrainRecordBytes + kTrainStepBytes * static_cast<std::uintmax_t>(o.steps);
   plan_traces(plan, o.trace, o.launch.json);
-  const nlohmann::json peak = training_peak(config.dtype);
+  const nlohmann::json peak = measured_peak(config.dtype);
   const auto document_of = [&](const SeriesResult& so_far) {
     return training_document(so_far, config, peak);
   };

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
 #include "device/cuda/cuda_backend.hpp"
+#include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
 #include "mpi_command.hpp"
 #include "mpi_launch.hpp"
@@ -90,7 +91,9 @@ struct VerifyOptions {
 /// Refuses, before anything runs, a backend, communicator or dtype that cannot go together.
 void validate_backend(const VerifyOptions& o) {
   validate_backend_choice(o.backend, o.comm);
-  for (const auto& d : o.dtypes) parse_dtype(d);
+  for (const auto& d : o.dtypes) {
+    if (parse_dtype(d) == DType::bf16 && o.backend == "cpu") cpu::chosen_bf16_gemm_path();
+  }
   if (o.exact && o.dtypes == std::vector<std::string>{"bf16"}) {
     throw UsageError("--exact runs in f64 and f32: bf16 holds integers exactly only up to 256");
   }

@@ -7,7 +7,6 @@
 
 #include "comm/fault_injection.hpp"
 #include "core/error.hpp"
-#include "device/ops/cpu_ops.hpp"
 #include "process_resources.hpp"
 
 namespace tplab::app {
@@ -95,7 +94,6 @@ void preflight(const LaunchPlan& plan, bool allow_many_ranks, int hosts) {
   if (!allow_many_ranks) require_rank_limit(plan, hosts);
   require_memory(plan, hosts);
   require_reachable_fault(plan);
-  cpu::chosen_bf16_gemm_path();  // a TPLAB_BF16_GEMM the ranks would refuse, refused here first
 }
 
 void require_available_memory(double bytes, const std::string& what, const std::string& smaller) {

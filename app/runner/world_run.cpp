@@ -8,7 +8,6 @@
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
 #include "device/cuda/cuda_backend.hpp"
-#include "device/ops/cpu_ops.hpp"
 #include "job_result.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"
@@ -138,7 +137,6 @@ void validate_backend_choice(const std::string& backend, const std::string& comm
   if (backend == "cpu" && comm == "nccl") {
     throw UsageError("--comm nccl moves GPU memory; it needs --backend cuda");
   }
-  if (backend == "cpu") cpu::chosen_bf16_gemm_path();  // TPLAB_BF16_GEMM, on every rank alike
 }
 
 int run_in_world(const WorldSetup& setup, const std::function<WorldResult(World&)>& work) {

@@ -31,9 +31,7 @@ void round_to_bf16(const Tensor& src, Tensor& dst) {
 
 WidenedBf16::~WidenedBf16() {
   for (Copy& c : copies_) {
-    if (!c.written) continue;
-    Tensor bf16 = *c.original;  // a handle onto the output's own memory
-    round_to_bf16(c.wide, bf16);
+    if (c.written) round_to_bf16(c.wide, c.original);
   }
 }
 
@@ -47,9 +45,9 @@ void WidenedBf16::note_dtype(const Tensor& t) {
 
 WidenedBf16::Copy& WidenedBf16::copy_of(const Tensor& t) {
   for (Copy& c : copies_) {
-    if (c.original->data() == t.data() && c.original->extents() == t.extents()) return c;
+    if (c.original.data() == t.data() && c.original.extents() == t.extents()) return c;
   }
-  Copy& c = copies_.emplace_back(Copy{&t, host_f32(t.extents()), false});
+  Copy& c = copies_.emplace_back(Copy{t, host_f32(t.extents()), false});
   widen_bf16(t, c.wide);
   return c;
 }
@@ -64,7 +62,6 @@ Tensor& WidenedBf16::out(Tensor& t) {
   note_dtype(t);
   if (t.dtype() != DType::bf16) return t;
   Copy& c = copy_of(t);
-  c.original = &t;
   c.written = true;
   return c.wide;
 }

@@ -37,9 +37,9 @@ class WidenedBf16 {
 
  private:
   struct Copy {
-    const Tensor* original;
-    Tensor wide;
-    bool written;
+    Tensor original;  ///< a handle onto the operand's own memory
+    Tensor wide;      ///< its f32 copy
+    bool written;     ///< an output: rounded back into `original` at the end
   };
   /// The copy of t, made on first use.
   Copy& copy_of(const Tensor& t);

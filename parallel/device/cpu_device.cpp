@@ -49,7 +49,11 @@ std::string CpuDevice::description() const {
 #ifdef TPLAB_HAVE_OPENBLAS
   text += ", f64 GEMM by " + openblas::version();
 #endif
-  text += ", bf16 GEMM by " + cpu::describe(cpu::chosen_bf16_gemm_path());
+  try {
+    text += ", bf16 GEMM by " + cpu::describe(cpu::chosen_bf16_gemm_path());
+  } catch (const UsageError&) {
+    text += ", no bf16 GEMM (TPLAB_BF16_GEMM asks for one this CPU cannot run)";
+  }
   return text + ", 1 thread)";
 }
 

@@ -122,7 +122,8 @@ def check_mfu(document):
     assert peak["path"] in ("avx512f", "avx2+fma", "portable"), peak
     assert peak["flops_per_s_per_core"] > 0 and peak["cores"] == os.cpu_count(), peak
     for r in document["runs"]:
-        assert r["dtype"] == peak["dtype"], (r["dtype"], peak)
+        # bf16 is computed in f32 on the CPU: its MFU is over f32's peak
+        assert {"bf16": "f32"}.get(r["dtype"], r["dtype"]) == peak["dtype"], (r["dtype"], peak)
         cores = min(r["np"], peak["cores"])
         want = r["gflops_per_s"] * 1e9 / (cores * peak["flops_per_s_per_core"])
         assert r["mfu"] > 0 and close(r["mfu"], want), (r["mfu"], want)

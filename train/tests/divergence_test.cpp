@@ -65,5 +65,30 @@ TEST(TrainingDivergence, ADisagreementBeforeTheExplosionIsNot) {
   EXPECT_FALSE(training_divergence(curves({4.0, 3.0, 900.0}, {4.0, 3.5, 800.0}), kTolerance));
 }
 
+TEST(LossTolerance, BoundsByStepAndNeverANan) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const LossTolerance bf16 = loss_tolerance(DType::bf16, OptimizerKind::adamw);
+  // the first step: the tight relative bound alone
+  EXPECT_TRUE(bf16.loss_holds(4.0 * (1 + 0.9 * bf16.first_rtol), 4.0, 0));
+  EXPECT_FALSE(bf16.loss_holds(4.0 * (1 + 1.1 * bf16.first_rtol), 4.0, 0));
+  // after it: rtol plus atol
+  EXPECT_TRUE(bf16.loss_holds(0.002 + 0.9 * bf16.atol, 0.002, 7));
+  EXPECT_FALSE(bf16.loss_holds(0.002 + 1.1 * (bf16.atol + bf16.rtol * 0.002), 0.002, 7));
+  // the norm after the first step is not judged in bf16, but must be finite
+  EXPECT_TRUE(bf16.norm_holds(3.0, 1.0, 7));
+  EXPECT_FALSE(bf16.norm_holds(nan, 1.0, 7));
+  EXPECT_FALSE(bf16.norm_holds(std::numeric_limits<double>::infinity(), 1.0, 7));
+  EXPECT_FALSE(bf16.norm_holds(1.1, 1.0, 0));
+  for (DType dtype : {DType::f64, DType::f32, DType::bf16}) {
+    for (std::int64_t step : {0, 5}) {
+      const LossTolerance t = loss_tolerance(dtype, OptimizerKind::sgd);
+      EXPECT_FALSE(t.loss_holds(nan, 1.0, step)) << dtype_name(dtype);
+      EXPECT_FALSE(t.loss_holds(1.0, nan, step)) << dtype_name(dtype);
+    }
+  }
+  // f64 and f32 judge the norm at every step, as the loss
+  EXPECT_FALSE(loss_tolerance(DType::f32).norm_holds(1.1, 1.0, 7));
+}
+
 }  // namespace
 }  // namespace tplab::train

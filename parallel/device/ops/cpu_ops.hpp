@@ -28,8 +28,11 @@ Bf16GemmPath chosen_bf16_gemm_path();
 /// reports.
 std::string describe(Bf16GemmPath path);
 
-/// Matrix products: oneDNN (f32) or OpenBLAS (f64) where found, Eigen otherwise; bf16 on `bf16`.
-std::unique_ptr<GemmOps> make_gemm_ops(Bf16GemmPath bf16 = chosen_bf16_gemm_path());
+/// Matrix products: oneDNN (f32) or OpenBLAS (f64) where found, Eigen otherwise; bf16 on the
+/// path chosen_bf16_gemm_path() gives at the first bf16 product.
+std::unique_ptr<GemmOps> make_gemm_ops();
+/// The same with bf16 products on `bf16` (tests and benchmarks compare the paths).
+std::unique_ptr<GemmOps> make_gemm_ops(Bf16GemmPath bf16);
 /// Element-wise and bias operations with Eigen.
 std::unique_ptr<ElementwiseOps> make_elementwise_ops();
 /// GELU with Eigen.

@@ -7,6 +7,7 @@
 /// f32 and C = alpha op(A) op(B) + beta C is rounded once to bf16, as cuBLAS computes a bf16
 /// GEMM with CUBLAS_COMPUTE_32F; the three differ only in the order of the f32 sums.
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -111,7 +112,9 @@ void matmul_bf16(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, T
 
 class CpuGemm final : public GemmOps {
  public:
-  explicit CpuGemm(Bf16GemmPath bf16) : bf16_(bf16) {}
+  /// bf16 products by `bf16`, or by chosen_bf16_gemm_path() at the first one when it is empty
+  /// (so that a run without bf16 never reads TPLAB_BF16_GEMM).
+  explicit CpuGemm(std::optional<Bf16GemmPath> bf16) : bf16_(bf16) {}
 
   void matmul(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c, double alpha,
               double beta) override {
@@ -142,15 +145,16 @@ class CpuGemm final : public GemmOps {
  private:
   /// One 2-D product in the operands' dtype.
   void multiply(const Tensor& a, Transpose ta, const Tensor& b, Transpose tb, Tensor& c,
-                double alpha, double beta) const {
+                double alpha, double beta) {
     if (c.dtype() == DType::bf16) {
-      matmul_bf16(a, ta, b, tb, c, alpha, beta, bf16_);
+      if (!bf16_) bf16_ = chosen_bf16_gemm_path();
+      matmul_bf16(a, ta, b, tb, c, alpha, beta, *bf16_);
       return;
     }
     dispatch(c.dtype(), [&]<typename T>() { matmul_2d<T>(a, ta, b, tb, c, alpha, beta); });
   }
 
-  Bf16GemmPath bf16_;
+  std::optional<Bf16GemmPath> bf16_;
 };
 
 }  // namespace
@@ -196,6 +200,10 @@ std::string describe(Bf16GemmPath path) {
 #endif
   (void)path;
   return "emulation (the f32 GEMM on widened operands)";
+}
+
+std::unique_ptr<GemmOps> make_gemm_ops() {
+  return std::make_unique<CpuGemm>(std::nullopt);
 }
 
 std::unique_ptr<GemmOps> make_gemm_ops(Bf16GemmPath bf16) {
