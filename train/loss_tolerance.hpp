@@ -18,8 +18,8 @@ namespace tplab::train {
 /// rtol alone. bf16 sets all four: at the first step both models hold the same parameters and
 /// differ by the rounding of one forward and backward, held to first_rtol; after it the bf16
 /// trajectory parts from the f64 one as training amplifies that rounding (AdamW's spikes come
-/// at other heights), so the loss is held to the wider rtol + atol, and AdamW's gradient norm
-/// is judged at the first step only (docs/training.md, with the runs behind each number).
+/// at other heights), so the loss is held to the wider rtol + atol, and the gradient norm is
+/// judged at the first step only (docs/training.md, with the runs behind each number).
 struct LossTolerance {
   double rtol = 0;               ///< relative to the reference's value
   double atol = 0;               ///< absolute, beside rtol

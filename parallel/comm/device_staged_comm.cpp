@@ -40,36 +40,26 @@ DeviceStagedComm::Staged DeviceStagedComm::stage(const Tensor& t, bool read) {
                   (widen ? sizeof(float) : dtype_size(t.dtype())));
   s.data = s.buffer.data();
   if (!read) return s;
-  std::vector<std::byte> raw(widen ? t.bytes() : 0);
-  const std::span<std::byte> bytes = widen ? std::span<std::byte>(raw) : std::span(s.buffer);
+  std::vector<Bf16Bits> raw(widen ? static_cast<std::size_t>(s.count) : 0);
+  const std::span<std::byte> bytes =
+      widen ? std::as_writable_bytes(std::span(raw)) : std::span(s.buffer);
   if (t.device() == DeviceKind::cpu) {
     HostStagingCopy().to_host(t, bytes);
   } else {
     staging_->to_host(t, bytes);
   }
-  if (widen) {
-    auto* wide = reinterpret_cast<float*>(s.buffer.data());
-    for (int i = 0; i < s.count; ++i) {
-      Bf16Bits bits = 0;
-      std::memcpy(&bits, raw.data() + 2 * i, 2);
-      wide[i] = float_from_bf16(bits);
-    }
-  }
+  if (widen) widen_bf16(raw, {reinterpret_cast<float*>(s.buffer.data()), raw.size()});
   return s;
 }
 
 void DeviceStagedComm::unstage(Staged& staged, Tensor& t) {
   if (staged.buffer.empty()) return;  // MPI wrote into t itself
-  std::vector<std::byte> raw;
+  std::vector<Bf16Bits> raw;
   std::span<const std::byte> bytes(staged.buffer);
   if (t.dtype() == DType::bf16) {
-    raw.resize(t.bytes());
-    const auto* wide = reinterpret_cast<const float*>(staged.buffer.data());
-    for (int i = 0; i < staged.count; ++i) {
-      const Bf16Bits bits = bf16_from_float(wide[i]);
-      std::memcpy(raw.data() + 2 * i, &bits, 2);
-    }
-    bytes = raw;
+    raw.resize(static_cast<std::size_t>(staged.count));
+    round_to_bf16({reinterpret_cast<const float*>(staged.buffer.data()), raw.size()}, raw);
+    bytes = std::as_bytes(std::span(raw));
   }
   if (t.device() == DeviceKind::cpu) {
     HostStagingCopy().to_device(bytes, t);

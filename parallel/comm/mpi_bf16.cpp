@@ -1,6 +1,6 @@
 #include "comm/mpi_bf16.hpp"
 
-#include <algorithm>
+#include <cmath>
 
 #include "comm/mpi_call.hpp"
 #include "core/bf16.hpp"

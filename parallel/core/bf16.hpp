@@ -4,7 +4,9 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace tplab {
 
@@ -37,6 +39,16 @@ inline Bf16Bits bf16_from_double(double value) {
     return beyond ? static_cast<Bf16Bits>(below + 1) : below;
   }
   return bf16_from_float(f);
+}
+
+/// to[i] = the f32 value of the bfloat16 from[i], for every i of `from` (exact).
+inline void widen_bf16(std::span<const Bf16Bits> from, std::span<float> to) {
+  for (std::size_t i = 0; i < from.size(); ++i) to[i] = float_from_bf16(from[i]);
+}
+
+/// to[i] = the bfloat16 nearest the f32 from[i], ties to even, for every i of `from`.
+inline void round_to_bf16(std::span<const float> from, std::span<Bf16Bits> to) {
+  for (std::size_t i = 0; i < from.size(); ++i) to[i] = bf16_from_float(from[i]);
 }
 
 }  // namespace tplab

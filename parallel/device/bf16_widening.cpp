@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <new>
+#include <span>
 
 #include "core/bf16.hpp"
 #include "device/eigen_views.hpp"
@@ -17,21 +18,19 @@ Tensor host_f32(const Extents& extents) {
                 std::shared_ptr<std::byte>(raw, [](std::byte* p) { std::free(p); }));
 }
 
-void widen_bf16(const Tensor& src, Tensor& dst) {
-  const auto* from = src.data_as<Bf16Bits>();
-  float* to = dst.data_as<float>();
-  for (std::int64_t i = 0; i < src.numel(); ++i) to[i] = float_from_bf16(from[i]);
+namespace {
+
+/// The elements of a bf16 or f32 tensor.
+template <typename T>
+std::span<T> elements(Tensor& t) {
+  return {t.data_as<T>(), static_cast<std::size_t>(t.numel())};
 }
 
-void round_to_bf16(const Tensor& src, Tensor& dst) {
-  const float* from = src.data_as<float>();
-  auto* to = dst.data_as<Bf16Bits>();
-  for (std::int64_t i = 0; i < src.numel(); ++i) to[i] = bf16_from_float(from[i]);
-}
+}  // namespace
 
 WidenedBf16::~WidenedBf16() {
   for (Copy& c : copies_) {
-    if (c.written) round_to_bf16(c.wide, c.original);
+    if (c.written) round_to_bf16(elements<float>(c.wide), elements<Bf16Bits>(c.original));
   }
 }
 
@@ -48,7 +47,7 @@ WidenedBf16::Copy& WidenedBf16::copy_of(const Tensor& t) {
     if (c.original.data() == t.data() && c.original.extents() == t.extents()) return c;
   }
   Copy& c = copies_.emplace_back(Copy{t, host_f32(t.extents()), false});
-  widen_bf16(t, c.wide);
+  widen_bf16(elements<Bf16Bits>(c.original), elements<float>(c.wide));
   return c;
 }
 

@@ -53,9 +53,5 @@ class WidenedBf16 {
 
 /// A host f32 tensor of `extents` outside any device's account.
 Tensor host_f32(const Extents& extents);
-/// dst[i] = the f32 value of the bf16 src[i] (exact).
-void widen_bf16(const Tensor& src, Tensor& dst);
-/// dst[i] = the bfloat16 nearest the f32 src[i], ties to even.
-void round_to_bf16(const Tensor& src, Tensor& dst);
 
 }  // namespace tplab::cpu
