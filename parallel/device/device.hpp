@@ -22,6 +22,7 @@
 
 #include "core/tensor.hpp"
 #include "device/allocation_accounting.hpp"
+#include "device/dropout_mask.hpp"
 
 namespace tplab {
 
@@ -62,6 +63,10 @@ class ElementwiseOps {
   virtual void add_bias(Tensor& y, const Tensor& bias) = 0;
   /// out = sum over rows of x (+ beta * out): the gradient of a bias.
   virtual void column_sum(const Tensor& x, Tensor& out, double beta) = 0;
+  /// x *= mask's scale where the mask keeps an element, 0 where it drops it: forward on an
+  /// activation, backward on its gradient (the same mask). x is [groups, rows, cols] or a
+  /// matrix [rows, cols] (one group); the mask says where those elements lie globally.
+  virtual void dropout(Tensor& x, const DropoutMask& mask) = 0;
 };
 
 /// The tanh approximation of GELU (device/ops/gelu_cpu.cpp, gelu.cu).
@@ -307,6 +312,11 @@ class Device {
   void column_sum(const Tensor& x, Tensor& out, double beta = 0.0) {
     const OpScope op(*this, "column_sum", {&x, &out});
     families_.elementwise->column_sum(x, out, beta);
+  }
+  /// ElementwiseOps::dropout.
+  void dropout(Tensor& x, const DropoutMask& mask) {
+    const OpScope op(*this, "dropout", {&x});
+    families_.elementwise->dropout(x, mask);
   }
 
   /// GeluOps::gelu_forward.

@@ -27,6 +27,10 @@ class Bf16Elementwise final : public ElementwiseOps {
     WidenedBf16 w("column_sum");
     f32_->column_sum(w.in(x), w.out(out), beta);
   }
+  void dropout(Tensor& x, const DropoutMask& mask) override {
+    WidenedBf16 w("dropout");
+    f32_->dropout(w.out(x), mask);
+  }
 
  private:
   std::unique_ptr<ElementwiseOps> f32_;

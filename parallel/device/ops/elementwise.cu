@@ -53,6 +53,24 @@ __global__ void add_bias_kernel(T* y, const T* bias, std::int64_t rows, std::int
       [&](std::int64_t c, Pair<A> v) { row[c] = narrow<T>(v.first + v.second); });
 }
 
+/// x[g, r, c] *= mask.scale or 0, as the mask keeps global element (g, r, c); one warp per row
+/// of the [groups * rows, cols] view, whose global index is worked out once per row.
+template <typename T>
+__global__ void dropout_kernel(T* x, DropoutMask mask, std::int64_t rows, std::int64_t cols,
+                               std::int64_t all_rows) {
+  using A = Acc<T>;
+  const std::int64_t row = warp_row();
+  if (row >= all_rows) return;  // the whole warp leaves together
+  T* values = x + row * cols;
+  const std::int64_t first = mask.global_index(row / rows, row % rows, 0);
+  const A scale = static_cast<A>(mask.scale);
+  for_each_in_row(
+      cols, [&](std::int64_t c) { return widen(values[c]); },
+      [&](std::int64_t c, A v) {
+        values[c] = narrow<T>(v * (mask.keeps(first + c) ? scale : A(0)));  // NaN stays NaN
+      });
+}
+
 // ---- launchers -------------------------------------------------------------------------------
 
 namespace {
@@ -63,8 +81,7 @@ class CudaElementwise final : public ElementwiseOps {
 
   void add_inplace(Tensor& y, const Tensor& x) override {
     require_same("add_inplace", y, x);
-    const Launch l =
-        elementwise_launch(y.numel(), state_->properties.multiProcessorCount);
+    const Launch l = elementwise_launch(y.numel(), state_->properties.multiProcessorCount);
     if (l.blocks == 0) return;
     dispatch(y.dtype(), [&]<typename T>() {
       add_kernel<T>
@@ -75,12 +92,11 @@ class CudaElementwise final : public ElementwiseOps {
 
   void scale(Tensor& x, double alpha) override {
     require_on_device("scale", x);
-    const Launch l =
-        elementwise_launch(x.numel(), state_->properties.multiProcessorCount);
+    const Launch l = elementwise_launch(x.numel(), state_->properties.multiProcessorCount);
     if (l.blocks == 0) return;
     dispatch(x.dtype(), [&]<typename T>() {
-      scale_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-          typed<T>(x), x.numel(), static_cast<Acc<T>>(alpha));
+      scale_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(typed<T>(x), x.numel(),
+                                                                    static_cast<Acc<T>>(alpha));
     });
     state_->after_launch("scale_kernel");
   }
@@ -90,8 +106,8 @@ class CudaElementwise final : public ElementwiseOps {
     const Launch l = row_launch(y.rows());
     if (l.blocks == 0 || y.cols() == 0) return;
     dispatch(y.dtype(), [&]<typename T>() {
-      add_bias_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(
-          typed<T>(y), typed<T>(bias), y.rows(), y.cols());
+      add_bias_kernel<T><<<grid_of(l), l.threads, 0, state_->stream>>>(typed<T>(y), typed<T>(bias),
+                                                                       y.rows(), y.cols());
     });
     state_->after_launch("add_bias_kernel");
   }
@@ -99,6 +115,19 @@ class CudaElementwise final : public ElementwiseOps {
   void column_sum(const Tensor& x, Tensor& out, double beta) override {
     require_per_column("column_sum", x, out);
     column_sums(*state_, x, nullptr, out, beta);
+  }
+
+  void dropout(Tensor& x, const DropoutMask& mask) override {
+    require_on_device("dropout", x);
+    const std::int64_t cols = x.dim(x.rank() - 1), rows = x.dim(x.rank() - 2);
+    const std::int64_t all_rows = x.numel() / (cols == 0 ? 1 : cols);
+    const Launch l = row_launch(all_rows);
+    if (l.blocks == 0 || cols == 0) return;
+    dispatch(x.dtype(), [&]<typename T>() {
+      dropout_kernel<T>
+          <<<grid_of(l), l.threads, 0, state_->stream>>>(typed<T>(x), mask, rows, cols, all_rows);
+    });
+    state_->after_launch("dropout_kernel");
   }
 
  private:

@@ -36,6 +36,24 @@ class CpuElementwise final : public ElementwiseOps {
       }
     });
   }
+
+  void dropout(Tensor& x, const DropoutMask& mask) override {
+    require(x.rank() == 2 || x.rank() == 3, "dropout", "a matrix or a batch of matrices");
+    const std::int64_t groups = x.rank() == 3 ? x.dim(0) : 1;
+    const std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
+    dispatch(x.dtype(), [&]<typename T>() {
+      const T scale = static_cast<T>(mask.scale);
+      T* v = x.data_as<T>();
+      for (std::int64_t g = 0; g < groups; ++g) {
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const std::int64_t first = mask.global_index(g, r, 0);
+          for (std::int64_t c = 0; c < cols; ++c, ++v) {
+            *v *= mask.keeps(first + c) ? scale : T(0);  // NaN stays NaN
+          }
+        }
+      }
+    });
+  }
 };
 
 }  // namespace
