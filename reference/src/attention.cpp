@@ -1,5 +1,7 @@
 #include "attention.hpp"
 
+#include "dropout.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -30,7 +32,8 @@ namespace detail {
 
 template <typename T>
 Matrix<T> attention_forward(const Shape& shape, const Matrix<T>& q, const Matrix<T>& k,
-                            const Matrix<T>& v, std::vector<Matrix<T>>& probs) {
+                            const Matrix<T>& v, std::vector<Matrix<T>>& probs,
+                            const Dropout& dropout) {
   const Eigen::Index s = shape.s;
   const Eigen::Index d = shape.head_dim();
   const T scale = T(1) / std::sqrt(static_cast<T>(d));
@@ -47,8 +50,10 @@ Matrix<T> attention_forward(const Shape& shape, const Matrix<T>& q, const Matrix
       // [s, d] x [d, s] -> [s, s]
       scores.noalias() = q_i * k_i.transpose();
       p = causal_softmax(scores, scale);
+      Matrix<T> dropped = p;
+      apply_dropout(dropout, Site::probs, (batch * shape.heads + head) * s * s, dropped);
       // [s, s] x [s, d] -> [s, d]
-      ctx.block(batch * s, head * d, s, d).noalias() = p * v_i;
+      ctx.block(batch * s, head * d, s, d).noalias() = dropped * v_i;
     }
   }
   return ctx;
@@ -57,7 +62,8 @@ Matrix<T> attention_forward(const Shape& shape, const Matrix<T>& q, const Matrix
 template <typename T>
 void attention_backward(const Shape& shape, const Matrix<T>& q, const Matrix<T>& k,
                         const Matrix<T>& v, const std::vector<Matrix<T>>& probs,
-                        const Matrix<T>& dctx, Matrix<T>& dq, Matrix<T>& dk, Matrix<T>& dv) {
+                        const Matrix<T>& dctx, Matrix<T>& dq, Matrix<T>& dk, Matrix<T>& dv,
+                        const Dropout& dropout) {
   const Eigen::Index s = shape.s;
   const Eigen::Index d = shape.head_dim();
   const T scale = T(1) / std::sqrt(static_cast<T>(d));
@@ -76,10 +82,15 @@ void attention_backward(const Shape& shape, const Matrix<T>& q, const Matrix<T>&
       const auto dctx_i = dctx.block(batch * s, head * d, s, d);
       const Matrix<T>& p = probs[static_cast<std::size_t>(batch * shape.heads + head)];
 
-      // [s, d] x [d, s] -> [s, s]
+      // The dropped probabilities D(p) multiplied v; their mask is drawn again.
+      const std::int64_t first = (batch * shape.heads + head) * s * s;
+      Matrix<T> dropped = p;
+      apply_dropout(dropout, Site::probs, first, dropped);
+      // [s, d] x [d, s] -> [s, s], the gradient of D(p), then of p through the same mask
       dp.noalias() = dctx_i * v_i.transpose();
+      apply_dropout(dropout, Site::probs, first, dp);
       // [s, s]^T x [s, d] -> [s, d]
-      dv.block(batch * s, head * d, s, d).noalias() = p.transpose() * dctx_i;
+      dv.block(batch * s, head * d, s, d).noalias() = dropped.transpose() * dctx_i;
 
       // Softmax Jacobian: dz_ij = p_ij (dp_ij - sum_k p_ik dp_ik). Masked p_ij are exactly 0,
       // so masked scores get exactly zero gradient. The scale comes from z = scale * q k^T.
@@ -95,18 +106,19 @@ void attention_backward(const Shape& shape, const Matrix<T>& q, const Matrix<T>&
 }
 
 template Matrix<float> attention_forward(const Shape&, const Matrix<float>&, const Matrix<float>&,
-                                         const Matrix<float>&, std::vector<Matrix<float>>&);
+                                         const Matrix<float>&, std::vector<Matrix<float>>&,
+                                         const Dropout&);
 template Matrix<double> attention_forward(const Shape&, const Matrix<double>&,
                                           const Matrix<double>&, const Matrix<double>&,
-                                          std::vector<Matrix<double>>&);
+                                          std::vector<Matrix<double>>&, const Dropout&);
 template void attention_backward(const Shape&, const Matrix<float>&, const Matrix<float>&,
                                  const Matrix<float>&, const std::vector<Matrix<float>>&,
                                  const Matrix<float>&, Matrix<float>&, Matrix<float>&,
-                                 Matrix<float>&);
+                                 Matrix<float>&, const Dropout&);
 template void attention_backward(const Shape&, const Matrix<double>&, const Matrix<double>&,
                                  const Matrix<double>&, const std::vector<Matrix<double>>&,
                                  const Matrix<double>&, Matrix<double>&, Matrix<double>&,
-                                 Matrix<double>&);
+                                 Matrix<double>&, const Dropout&);
 
 }  // namespace detail
 }  // namespace tplab::reference

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "dropout.hpp"
 
 namespace tplab::reference {
 namespace {
@@ -23,16 +24,18 @@ struct Activations {
 };
 
 template <typename T>
-Activations<T> forward(const Shape& shape, const Matrix<T>& x, const BlockParams<T>& p) {
+Activations<T> forward(const Shape& shape, const Matrix<T>& x, const BlockParams<T>& p,
+                       const Dropout& dropout) {
   Activations<T> f;
   f.a = layernorm_forward(x, p.ln1_gamma, p.ln1_beta);
   // [m, h] x [h, h] -> [m, h], three times
   f.q = linear_forward(f.a, p.wq, p.bq);
   f.k = linear_forward(f.a, p.wk, p.bk);
   f.v = linear_forward(f.a, p.wv, p.bv);
-  f.ctx = detail::attention_forward(shape, f.q, f.k, f.v, f.probs);
+  f.ctx = detail::attention_forward(shape, f.q, f.k, f.v, f.probs, dropout);
   // [m, h] x [h, h] -> [m, h]
   f.x1 = linear_forward(f.ctx, p.wo, p.bo);
+  detail::apply_dropout(dropout, detail::Site::attention, 0, f.x1);
   f.x1 += x;
   f.mid = layernorm_forward(f.x1, p.ln2_gamma, p.ln2_beta);
   // [m, h] x [h, 4h] -> [m, 4h]
@@ -40,6 +43,7 @@ Activations<T> forward(const Shape& shape, const Matrix<T>& x, const BlockParams
   f.act = gelu_tanh(f.pre);
   // [m, 4h] x [4h, h] -> [m, h]
   f.y = linear_forward(f.act, p.w2, p.b2);
+  detail::apply_dropout(dropout, detail::Site::mlp, 0, f.y);
   f.y += f.x1;
   return f;
 }
@@ -47,20 +51,24 @@ Activations<T> forward(const Shape& shape, const Matrix<T>& x, const BlockParams
 }  // namespace
 
 template <typename T>
-Matrix<T> block_forward(const Shape& shape, const Matrix<T>& x, const BlockParams<T>& params) {
-  return forward(shape, x, params).y;
+Matrix<T> block_forward(const Shape& shape, const Matrix<T>& x, const BlockParams<T>& params,
+                        const Dropout& dropout) {
+  return forward(shape, x, params, dropout).y;
 }
 
 template <typename T>
 BlockResult<T> block_forward_backward(const Shape& shape, const Matrix<T>& x,
-                                      const BlockParams<T>& params, const Matrix<T>& dy) {
-  Activations<T> f = forward(shape, x, params);
+                                      const BlockParams<T>& params, const Matrix<T>& dy,
+                                      const Dropout& dropout) {
+  Activations<T> f = forward(shape, x, params, dropout);
   BlockResult<T> r;
   BlockParams<T>& g = r.grads;
 
   // MLP sublayer, y = x1 + gelu(mid W1 + b1) W2 + b2, walked back from dy.
   Matrix<T> dact, dmid, dx1_ln;
-  linear_backward(f.act, params.w2, dy, dact, g.w2, g.b2);
+  Matrix<T> dmlp = dy;  // through the MLP's dropout: its mask drawn again
+  detail::apply_dropout(dropout, detail::Site::mlp, 0, dmlp);
+  linear_backward(f.act, params.w2, dmlp, dact, g.w2, g.b2);
   const Matrix<T> dpre = dact.cwiseProduct(gelu_tanh_derivative(f.pre));
   linear_backward(f.mid, params.w1, dpre, dmid, g.w1, g.b1);
   layernorm_backward(f.x1, params.ln2_gamma, dmid, dx1_ln, g.ln2_gamma, g.ln2_beta);
@@ -69,8 +77,10 @@ BlockResult<T> block_forward_backward(const Shape& shape, const Matrix<T>& x,
 
   // Attention sublayer, x1 = x + attention(LN1(x)) Wo + bo.
   Matrix<T> dctx, dq, dk, dv;
-  linear_backward(f.ctx, params.wo, dx1, dctx, g.wo, g.bo);
-  detail::attention_backward(shape, f.q, f.k, f.v, f.probs, dctx, dq, dk, dv);
+  Matrix<T> dattention = dx1;  // through the attention output's dropout
+  detail::apply_dropout(dropout, detail::Site::attention, 0, dattention);
+  linear_backward(f.ctx, params.wo, dattention, dctx, g.wo, g.bo);
+  detail::attention_backward(shape, f.q, f.k, f.v, f.probs, dctx, dq, dk, dv, dropout);
   // a feeds q, k and v, so its gradient is the sum of the three paths.
   Matrix<T> da_q, da_k, da_v;
   linear_backward(f.a, params.wq, dq, da_q, g.wq, g.bq);
@@ -85,13 +95,15 @@ BlockResult<T> block_forward_backward(const Shape& shape, const Matrix<T>& x,
   return r;
 }
 
-template Matrix<float> block_forward(const Shape&, const Matrix<float>&, const BlockParams<float>&);
+template Matrix<float> block_forward(const Shape&, const Matrix<float>&, const BlockParams<float>&,
+                                     const Dropout&);
 template Matrix<double> block_forward(const Shape&, const Matrix<double>&,
-                                      const BlockParams<double>&);
+                                      const BlockParams<double>&, const Dropout&);
 template BlockResult<float> block_forward_backward(const Shape&, const Matrix<float>&,
-                                                   const BlockParams<float>&, const Matrix<float>&);
+                                                   const BlockParams<float>&, const Matrix<float>&,
+                                                   const Dropout&);
 template BlockResult<double> block_forward_backward(const Shape&, const Matrix<double>&,
                                                     const BlockParams<double>&,
-                                                    const Matrix<double>&);
+                                                    const Matrix<double>&, const Dropout&);
 
 }  // namespace tplab::reference

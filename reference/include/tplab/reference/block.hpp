@@ -60,6 +60,23 @@ struct BlockParams {
   Vector<T> b2;         ///< [h]
 };
 
+/// Dropout in GPT's three places: on the attention probabilities after softmax, and on each
+/// sublayer's output before its residual add:
+///
+///     ctx = D_probs(softmax(...)) v_i,  x1 = x + D_attn(ctx Wo + bo),  y = x1 + D_mlp(...)
+///
+/// D multiplies a kept element by 1/(1-p) and a dropped one by 0. Element e of a site's global
+/// tensor (row-major: [b*n, s, s] for the probabilities, index (batch*n + head)*s*s + i*s + j;
+/// [m, h] for the outputs) is kept when word e mod 4 of Philox4x32-10(counter, key) is at least
+/// round(p 2^32), with key = (seed mod 2^32, seed / 2^32) and counter = (e/4 mod 2^32,
+/// e/4 / 2^32, step, 4 layer + site), site 0, 1, 2 in the order above (reference/src/dropout.cpp).
+struct Dropout {
+  double p = 0;             ///< probability of dropping; 0: no dropout
+  std::uint64_t seed = 0;   ///< the masks' key
+  std::uint32_t step = 0;   ///< training step
+  std::uint32_t layer = 0;  ///< the block's index in the model
+};
+
 /// Everything forward and backward produce.
 template <typename T>
 struct BlockResult {
@@ -71,11 +88,13 @@ struct BlockResult {
 /// Forward of the block, then backward from the output gradient dy ([m, h]).
 template <typename T>
 BlockResult<T> block_forward_backward(const Shape& shape, const Matrix<T>& x,
-                                      const BlockParams<T>& params, const Matrix<T>& dy);
+                                      const BlockParams<T>& params, const Matrix<T>& dy,
+                                      const Dropout& dropout = {});
 
 /// Forward only.
 template <typename T>
-Matrix<T> block_forward(const Shape& shape, const Matrix<T>& x, const BlockParams<T>& params);
+Matrix<T> block_forward(const Shape& shape, const Matrix<T>& x, const BlockParams<T>& params,
+                        const Dropout& dropout = {});
 
 // ---- the pieces, public so that they can be tested by hand ----
 
