@@ -51,8 +51,8 @@ RankCost cost_1d(const BlockShape& shape, int t, Workload workload) {
       (w.weights + w.out - whole_biases) / t + whole_biases + 2 * h * w.layernorms;
 
   if (workload == Workload::block) {
-    cost.activation_elements =
-        4 * m * h + 12 * m * h / t + shape.b * shape.heads * shape.s * shape.s / t + 2 * m;
+    cost.probability_elements = shape.b * shape.heads * shape.s * shape.s / t;
+    cost.activation_elements = 4 * m * h + 12 * m * h / t + cost.probability_elements + 2 * m;
   } else {
     cost.activation_elements = m * h + 4 * m * h / t;  // fc1's input, fc2's input
   }

@@ -74,8 +74,8 @@ RankCost mesh_cost(const BlockShape& shape, int q, std::int64_t batch, Workload 
 
   cost.parameter_elements = w.weights / (q * q) + (w.out + 2 * h * w.layernorms) / q;
   if (workload == Workload::block) {
-    cost.activation_elements =
-        16 * r * h / q + batch * (shape.heads / q) * shape.s * shape.s + 2 * r;
+    cost.probability_elements = batch * (shape.heads / q) * shape.s * shape.s;
+    cost.activation_elements = 16 * r * h / q + cost.probability_elements + 2 * r;
   } else {
     cost.activation_elements = 5 * r * h / q;  // fc1's input [r, h/q], fc2's input [r, 4h/q]
   }

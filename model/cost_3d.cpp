@@ -152,6 +152,10 @@ RankCost cost_3d(const BlockShape& shape, int q, bool regather, Workload workloa
       bwd.add(Collective::reduce_scatter, "output_weight", plane, 2, 2 * m * h / q);
     }
     cost.activation_elements_by_rank = block_kept_by_rank(shape, q, kept);
+    for (std::int64_t r = 0; r < q2 * q; ++r) {
+      cost.probability_elements_by_rank.push_back(window_of(r / q % q * q + r / q2, rows, s) *
+                                                  (shape.heads / q) * s);
+    }
     kept = *std::max_element(cost.activation_elements_by_rank.begin(),
                              cost.activation_elements_by_rank.end());
   }

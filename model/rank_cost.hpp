@@ -48,7 +48,20 @@ struct RankCost {
                : activation_elements_by_rank.at(static_cast<std::size_t>(rank));
   }
   std::vector<GroupLayout> groups;  ///< the grid's groups of more than one rank
+  /// Of activation_elements: the attention probabilities [b_local n_local, s, s] (or the
+  /// window's, 3D), what Recompute::selective computes again instead of keeping; by rank where
+  /// ranks differ.
+  std::int64_t probability_elements = 0;
+  std::vector<std::int64_t> probability_elements_by_rank;  ///< empty: every rank the same
 };
+
+/// `cost` with options.training.recompute applied, for `scheme` on `world_size` ranks:
+///   selective: the probabilities are not kept (probability_elements less, rank by rank);
+///   full:      each rank keeps only its block of x (the placements' "x"), and backward issues
+///              forward's collectives again before its own.
+/// The linear pair has no block to recompute: unchanged.
+void apply_recompute(RankCost& cost, const Scheme& scheme, const SchemeOptions& options,
+                     int world_size, const BlockShape& shape, Workload workload);
 
 /// The model for `scheme` (a name of the registry: "1d", "2d", ...) on `world_size` ranks. Throws
 /// UsageError, as Scheme::validate does, when the scheme cannot run the shape on that many ranks.

@@ -42,17 +42,20 @@ struct ReferenceTraining::Model {
   ref::GptParams<double> params;
   OptimizerConfig optimizer;
   double clip = 0;
+  DropoutOptions dropout;
   std::vector<ref::AdamWMoments> moments;  // one per parameter, in for_each_gpt_parameter order
   std::int64_t steps = 0;
 };
 
 ReferenceTraining::ReferenceTraining(const gpt::GptShape& shape, const verify::HostArrays& initial,
-                                     const OptimizerConfig& optimizer, double clip)
+                                     const OptimizerConfig& optimizer, double clip,
+                                     DropoutOptions dropout)
     : model_(std::make_unique<Model>()) {
   model_->shape = {ref::Shape{shape.block.b, shape.block.s, shape.block.h, shape.block.heads},
                    shape.vocab, shape.layers};
   model_->optimizer = optimizer;
   model_->clip = clip;
+  model_->dropout = dropout;
   model_->params.blocks.resize(static_cast<std::size_t>(shape.layers));
   for_each_gpt_parameter(model_->params, [&](const std::string& name, auto& field) {
     const verify::HostArray& a = initial.at(name);
@@ -68,8 +71,10 @@ ReferenceTraining::ReferenceTraining(const gpt::GptShape& shape, const verify::H
 ReferenceTraining::~ReferenceTraining() = default;
 
 ReferenceStep ReferenceTraining::step(const Batch& batch) {
+  const ref::Dropout dropout{model_->dropout.p, model_->dropout.seed,
+                             static_cast<std::uint32_t>(model_->steps), 0};
   ref::GptResult<double> r =
-      ref::gpt_forward_backward(model_->shape, model_->params, batch.ids, batch.targets);
+      ref::gpt_forward_backward(model_->shape, model_->params, batch.ids, batch.targets, dropout);
   // every gradient as a flat array, in one order with the parameters below
   std::vector<Eigen::Map<Eigen::ArrayXd>> grads;
   for_each_gpt_parameter(r.grads,

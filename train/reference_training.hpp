@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "device/dropout_mask.hpp"
 #include "gpt/gpt_shape.hpp"
 #include "host_array.hpp"
 #include "optim/sharded_optimizer.hpp"
@@ -24,9 +25,10 @@ struct ReferenceStep {
 class ReferenceTraining {
  public:
   /// The reference model from the global `initial` parameters, trained by `optimizer` with the
-  /// gradient clipped to a norm of at most `clip` (0: not clipped).
+  /// gradient clipped to a norm of at most `clip` (0: not clipped), dropping with `dropout`
+  /// (step k draws the masks of step k).
   ReferenceTraining(const gpt::GptShape& shape, const verify::HostArrays& initial,
-                    const OptimizerConfig& optimizer, double clip);
+                    const OptimizerConfig& optimizer, double clip, DropoutOptions dropout = {});
   ~ReferenceTraining();
   ReferenceTraining(const ReferenceTraining&) = delete;
   ReferenceTraining& operator=(const ReferenceTraining&) = delete;

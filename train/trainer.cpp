@@ -298,7 +298,8 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const verify::HostArrays initial = initial_parameters(shape, config.seed, config.logit_offset);
   // Every rank trains the (small) reference too, on the whole batch, so each reaches the
   // verdict on its own.
-  ReferenceTraining reference(shape, initial, config.optimizer, config.clip);
+  ReferenceTraining reference(shape, initial, config.optimizer, config.clip,
+                              config.options.training.dropout);
   const std::vector<TensorPlacement> placements = mesh_placements(
       parameter_placements(*scheme, *layout, mesh.scheme_ranks, replica), mesh, replica_m);
 
@@ -330,7 +331,8 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     TraceScope traced(device.trace(), fmt::format("step {}", step), "step",
                       {{"series", "train"}, {"index", step}, {"timed", true}});
     const auto start = Clock::now();
-    const std::vector<double> losses = model.forward_backward(mine.ids, mine.targets);
+    const std::vector<double> losses =
+        model.forward_backward(mine.ids, mine.targets, static_cast<std::uint32_t>(step));
     // bf16 gradients widened to the masters' f32 before they are reduced, measured and
     // clipped, as Megatron-LM's bf16 optimizer keeps them (its main_grad)
     const TensorMap gradients = converted(device, model.gradients(), master_dtype(config.dtype));

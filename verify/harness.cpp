@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "attention_scores.hpp"
@@ -227,6 +228,40 @@ HostArrays make_run_inputs(const RunConfig& config, Workload workload) {
 
 }  // namespace
 
+namespace {
+
+/// The same run with Recompute::none, from the same inputs: the first of this rank's outputs
+/// and gradients whose bits differ from `got` (the recomputing run's), or empty when none does.
+/// Collective over `world`.
+std::string first_bitwise_difference(Comm& world, Device& device, const RunConfig& config,
+                                     const std::map<std::string, std::vector<double>>& got) {
+  SchemeOptions keeping = config.options;
+  keeping.training.recompute = Recompute::none;
+  const auto scheme = make_scheme(config.scheme, keeping);
+  const HostArrays inputs = make_run_inputs(config, Workload::block);
+  RankShards mine = shard_for_rank(device, inputs,
+                                   scheme->placements(world.size(), config.shape, Workload::block),
+                                   world.rank(), config.dtype);
+  auto module =
+      scheme->make_module(world, device, config.shape, Workload::block, std::move(mine.parameters));
+  std::map<std::string, std::vector<double>> kept{
+      {"y", read_back(device, module->forward(mine.x))}};
+  const Tensor dx = module->backward(mine.dy);
+  TensorMap outputs = module->gradients();
+  outputs.emplace("dx", dx);
+  for (const auto& [name, tensor] : outputs) kept.emplace(name, read_back(device, tensor));
+  for (const auto& [name, values] : got) {
+    const auto other = kept.find(name);
+    if (other == kept.end() || other->second.size() != values.size() ||
+        std::memcmp(values.data(), other->second.data(), values.size() * sizeof(double)) != 0) {
+      return name;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 RunResult run_verification(Comm& world, Device& device, const RunConfig& config) {
   // Decide everything that can fail before the first collective, on every rank alike.
   const auto scheme = make_scheme(config.scheme, config.options);
@@ -234,7 +269,8 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   require_measured_regime(config);
   const Workload workload = config.exact ? Workload::linear_pair : Workload::block;
   const HostArrays inputs = make_run_inputs(config, workload);
-  const HostArrays reference = reference_outputs(config.shape, inputs, workload);
+  const HostArrays reference =
+      reference_outputs(config.shape, inputs, workload, config.options.training.dropout);
   if (config.exact) require_exact_range(reference, config.dtype);
   const std::vector<TensorPlacement> placements =
       scheme->placements(world.size(), config.shape, workload);
@@ -283,6 +319,9 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   TensorMap outputs = module->gradients();
   outputs.emplace("dx", dx);
   for (const auto& [name, tensor] : outputs) got.emplace(name, read_back(device, tensor));
+  if (config.options.training.recompute != Recompute::none && !config.exact) {
+    result.recompute_first_difference = first_bitwise_difference(world, device, config, got);
+  }
 
   // Compare shards locally, then let every rank merge every rank's findings.
   const Tolerance tolerance = tolerance_for(config.dtype, config.exact);
@@ -311,12 +350,15 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
       result.saved_bytes ==
       static_cast<std::size_t>(cost.activation_elements_of(rank)) * dtype_size(config.dtype);
   result.saved_bytes = most_over_ranks(world, result.saved_bytes, mine_verdict);
+  mine_verdict.recompute_match = result.recompute_first_difference.empty();
 
   // Every rank checked its own collectives and kept bytes and merged the findings; agree on
   // the verdict.
   const AgreedVerdict agreed = agree_on_verdict(world, mine_verdict, checked_tensors(workload));
   result.comm_mismatch_ranks = agreed.comm_mismatch_ranks;
   result.kept_mismatch_ranks = agreed.kept_mismatch_ranks;
+  result.recompute_mismatch_ranks = agreed.recompute_mismatch_ranks;
+  result.recompute_match = result.recompute_mismatch_ranks.empty();
   result.checker_faults = agreed.faults;
   result.comm_match = result.comm_mismatch_ranks.empty();
   result.kept_match = result.kept_mismatch_ranks.empty();

@@ -79,10 +79,17 @@ struct RunResult {
   /// Every rank keeps exactly what the model predicts; a run where one keeps more or less fails.
   bool kept_match = false;
   std::vector<int> kept_mismatch_ranks;  ///< the ranks that keep other than the model's bytes
+  /// With recomputation: every output and gradient is bit for bit what the same run that keeps
+  /// everything (Recompute::none) gives; a run where one bit differs fails.
+  bool recompute_match = true;
+  /// The ranks whose shards differ in some bit from that run's; with the first tensor that does.
+  std::vector<int> recompute_mismatch_ranks;
+  std::string recompute_first_difference;  ///< this rank's first differing tensor, or empty
   /// Values of the checker's own data that arrived broken, on any rank: a NaN among the
   /// findings, byte counts or verdicts the ranks gathered or reduced. Any one fails the run.
   std::vector<std::string> checker_faults;
-  /// Every tensor passes on every rank, comm_match, kept_match, and no checker_faults.
+  /// Every tensor passes on every rank, comm_match, kept_match, recompute_match, and no
+  /// checker_faults.
   bool pass = false;
 };
 

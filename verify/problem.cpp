@@ -58,7 +58,8 @@ HostArrays make_inputs(const BlockShape& shape, std::uint64_t seed, Workload wor
   return in;
 }
 
-HostArrays reference_outputs(const BlockShape& shape, const HostArrays& inputs, Workload workload) {
+HostArrays reference_outputs(const BlockShape& shape, const HostArrays& inputs, Workload workload,
+                             const DropoutOptions& dropout) {
   const ref::Matrix<double> x = to_reference_matrix<double>(inputs.at("x"));
   const ref::Matrix<double> dy = to_reference_matrix<double>(inputs.at("dy"));
   const Extents activation = global_extents("x", shape);
@@ -86,7 +87,9 @@ HostArrays reference_outputs(const BlockShape& shape, const HostArrays& inputs, 
 
   const ref::BlockParams<double> params = to_reference_params<double>(inputs);
   const ref::Shape ref_shape{shape.b, shape.s, shape.h, shape.heads};
-  const ref::BlockResult<double> r = ref::block_forward_backward(ref_shape, x, params, dy);
+  // verify draws the first step's masks of the first layer, as the parallel block does
+  const ref::BlockResult<double> r = ref::block_forward_backward(
+      ref_shape, x, params, dy, ref::Dropout{dropout.p, dropout.seed, 0, 0});
   out.emplace("y", to_host_array(r.y, activation));
   out.emplace("dx", to_host_array(r.dx, activation));
   for_each_parameter(r.grads, [&](std::string_view name, const auto& grad) {

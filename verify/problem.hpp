@@ -39,6 +39,7 @@ HostArrays make_inputs(const BlockShape& shape, std::uint64_t seed, Workload wor
                        Values values);
 
 /// The reference's y, dx and every parameter gradient ("d_wq", ...) for these inputs, in f64.
-HostArrays reference_outputs(const BlockShape& shape, const HostArrays& inputs, Workload workload);
+HostArrays reference_outputs(const BlockShape& shape, const HostArrays& inputs, Workload workload,
+                             const DropoutOptions& dropout = {});
 
 }  // namespace tplab::verify

@@ -12,12 +12,17 @@ namespace tplab::verify {
 namespace {
 
 /// The fields a rank sends: its collectives' and its checks' verdicts (1 or 0 each), how many
-/// faults it found, the first faulty tensor (-1: none), and its kept bytes' verdict (1 or 0).
-constexpr std::int64_t kVerdictFields = 5;
+/// faults it found, the first faulty tensor (-1: none), its kept bytes' verdict and whether its
+/// recomputing run gave the bits of the run that keeps (1 or 0 each).
+constexpr std::int64_t kVerdictFields = 6;
 
 std::array<double, kVerdictFields> pack(const RankVerdict& v) {
-  return {v.comm_match ? 1.0 : 0.0, v.checks_pass ? 1.0 : 0.0, static_cast<double>(v.faults.size()),
-          static_cast<double>(v.first_faulty_tensor), v.kept_match ? 1.0 : 0.0};
+  return {v.comm_match ? 1.0 : 0.0,
+          v.checks_pass ? 1.0 : 0.0,
+          static_cast<double>(v.faults.size()),
+          static_cast<double>(v.first_faulty_tensor),
+          v.kept_match ? 1.0 : 0.0,
+          v.recompute_match ? 1.0 : 0.0};
 }
 
 bool is_flag(double v) {
@@ -31,7 +36,7 @@ bool is_whole_in(double v, double low, double high) {
 
 bool arrived_intact(const double* f, std::size_t tensors) {
   return is_flag(f[0]) && is_flag(f[1]) && is_whole_in(f[2], 0, 1e9) &&
-         is_whole_in(f[3], -1, static_cast<double>(tensors)) && is_flag(f[4]);
+         is_whole_in(f[3], -1, static_cast<double>(tensors)) && is_flag(f[4]) && is_flag(f[5]);
 }
 
 }  // namespace
@@ -58,6 +63,7 @@ AgreedVerdict agree_on_verdict(Comm& world, const RankVerdict& mine,
     }
     if (f[0] != 1.0) agreed.comm_mismatch_ranks.push_back(r);
     if (f[4] != 1.0) agreed.kept_mismatch_ranks.push_back(r);
+    if (f[5] != 1.0) agreed.recompute_mismatch_ranks.push_back(r);
     every_check_passed = every_check_passed && f[1] == 1.0;
     if (r != world.rank() && f[2] > 0) {
       const std::string where = f[3] < 0 ? std::string()
@@ -68,7 +74,8 @@ AgreedVerdict agree_on_verdict(Comm& world, const RankVerdict& mine,
     }
   }
   agreed.pass = every_check_passed && agreed.comm_mismatch_ranks.empty() &&
-                agreed.kept_mismatch_ranks.empty() && agreed.faults.empty();
+                agreed.kept_mismatch_ranks.empty() && agreed.recompute_mismatch_ranks.empty() &&
+                agreed.faults.empty();
   return agreed;
 }
 

@@ -15,6 +15,9 @@ struct RankVerdict {
   bool comm_match = false;   ///< its own collectives match the cost model
   bool kept_match = false;   ///< what it keeps for backward is the cost model's bytes
   bool checks_pass = false;  ///< every tensor passed, as this rank merged the findings
+  /// Recomputing gave, bit for bit, the outputs and gradients of the run that keeps everything
+  /// (true where nothing is recomputed).
+  bool recompute_match = true;
   /// Values of the checker's own data that arrived broken here (checker_fault and the like).
   std::vector<std::string> faults;
   /// The first tensor (index in the run's checks) whose findings arrived broken here; -1: none.
@@ -25,10 +28,13 @@ struct RankVerdict {
 struct AgreedVerdict {
   std::vector<int> comm_mismatch_ranks;  ///< ranks whose collectives differ from the model
   std::vector<int> kept_mismatch_ranks;  ///< ranks that keep other than the model's bytes
+  /// Ranks whose recomputing run differs in some bit from the run that keeps everything.
+  std::vector<int> recompute_mismatch_ranks;
   /// This rank's faults, then every other rank's, named by rank and tensor; and any verdict that
   /// arrived as neither a pass nor a fail.
   std::vector<std::string> faults;
-  /// Every rank's collectives and kept bytes match, its checks pass and nothing broke.
+  /// Every rank's collectives, kept bytes and recomputed bits match, its checks pass and
+  /// nothing broke.
   bool pass = false;
 };
 

@@ -114,9 +114,20 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
 
 void print_run(const RunResult& run, std::FILE* out) {
   const RunConfig& c = run.config;
-  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}\n", c.scheme, run.world_size,
-             run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed, regime_text(run),
-             c.options.regather ? " | regather" : "", c.options.overlap ? " | overlap" : "");
+  const BlockTraining& training = c.options.training;
+  const std::string dropout =
+      training.dropout.p > 0 && !c.exact
+          ? fmt::format(" | dropout {:g} (seed {}, keying {})", training.dropout.p,
+                        training.dropout.seed, dropout_keying_name(training.dropout_keying))
+          : std::string();
+  const std::string recompute =
+      training.recompute != Recompute::none && !c.exact
+          ? fmt::format(" | recompute {}", recompute_name(training.recompute))
+          : std::string();
+  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}{}{}\n", c.scheme,
+             run.world_size, run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
+             regime_text(run), c.options.regather ? " | regather" : "",
+             c.options.overlap ? " | overlap" : "", dropout, recompute);
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
@@ -138,14 +149,26 @@ void print_run(const RunResult& run, std::FILE* out) {
                savings.compared_with, savings.formula);
   }
   print_comm_check(run, out);
+  if (!recompute.empty()) {
+    fmt::print(out, "  recomputed against kept (Recompute::none), every output and gradient: {}\n",
+               run.recompute_match ? std::string("bit for bit the same")
+                                   : fmt::format("BITS DIFFER on rank{} {} (this rank's first: {})",
+                                                 run.recompute_mismatch_ranks.size() > 1 ? "s" : "",
+                                                 fmt::join(run.recompute_mismatch_ranks, ","),
+                                                 run.recompute_first_difference.empty()
+                                                     ? std::string("none")
+                                                     : run.recompute_first_difference));
+  }
   for (const std::string& fault : run.checker_faults) {
     fmt::print(out, "  checker's data broken: {}\n", fault);
   }
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
              run.backward_seconds * 1e3,
-             run.comm_match ? (run.kept_match ? "" : ": the kept bytes differ from the model")
-                            : ": the communication differs from the model");
+             !run.comm_match        ? ": the communication differs from the model"
+             : !run.kept_match      ? ": the kept bytes differ from the model"
+             : !run.recompute_match ? ": recomputing changed some bits"
+                                    : "");
   std::fflush(out);
 }
 
@@ -221,6 +244,13 @@ nlohmann::json to_json(const RunResult& run) {
       {"saved_bytes_model", run.saved_bytes_model},
       {"kept_match", run.kept_match},
       {"kept_mismatch_ranks", run.kept_mismatch_ranks},
+      {"dropout",
+       {{"p", c.exact ? 0.0 : c.options.training.dropout.p},
+        {"seed", c.options.training.dropout.seed},
+        {"keying", dropout_keying_name(c.options.training.dropout_keying)}}},
+      {"recompute", recompute_name(c.exact ? Recompute::none : c.options.training.recompute)},
+      {"recompute_match", run.recompute_match},
+      {"recompute_mismatch_ranks", run.recompute_mismatch_ranks},
       {"checker_faults", run.checker_faults}};
 }
 

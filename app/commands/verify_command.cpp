@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "block_training_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
@@ -76,10 +77,11 @@ struct VerifyOptions {
   bool regather = false;
   std::string overlap = "both";
   DataParallelOptions data_parallel;
+  BlockTrainingOptions training;
   LaunchOptions launch;
 
   SchemeOptions scheme_options(bool with_overlap) const {
-    return data_parallel.applied_to({depth, regather, with_overlap});
+    return training.applied_to(data_parallel.applied_to({depth, regather, with_overlap}));
   }
   /// The overlap settings each configuration runs with: off, on, or both (the default).
   std::vector<bool> overlaps() const {
@@ -235,7 +237,8 @@ void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchP
 
 /// One job per scheme and world size: a scheme named with --scheme must run at every --np;
 /// with every scheme implied, those that cannot use a world size are left out of it, and only
-/// a world size none can use is refused. Without --dp and --np, the default meshes besides.
+/// a world size none can use is refused. Without --dp and --np, the default meshes besides
+/// (not with --dropout, which runs with tensor parallelism alone).
 LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_given) {
   const bool every_scheme = !names_schemes(o.schemes);
   for (int np : o.np) {
@@ -260,7 +263,7 @@ LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_gi
     throw UsageError(fmt::format("no scheme can run {} on {} ranks; try --np 4 or --np 8",
                                  to_string(shape), fmt::join(o.np, ",")));
   }
-  if (!dp_given && o.np.empty()) add_default_meshes(o, shape, plan);
+  if (!dp_given && o.np.empty() && o.training.dropout == 0) add_default_meshes(o, shape, plan);
   if (!skipped.empty()) {
     fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
                fmt::join(skipped, ", "));
@@ -375,6 +378,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"on", "off", "both"}))
       ->capture_default_str();
   add_data_parallel_options(*cmd, o->data_parallel);
+  add_block_training_options(*cmd, o->training);
   add_launch_options(*cmd, o->launch,
                      "write the results as JSON, job by job as they finish (checked before "
                      "anything runs: a new or plain file in a folder of your own)");

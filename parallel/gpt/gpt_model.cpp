@@ -22,9 +22,13 @@ GptModel::GptModel(Comm& world, Device& device, const Scheme& scheme, const GptL
 }
 
 std::vector<double> GptModel::forward_backward(std::span<const std::int64_t> ids,
-                                               std::span<const std::int64_t> targets) {
+                                               std::span<const std::int64_t> targets,
+                                               std::uint32_t step) {
   Tensor x = parts_.embedding->forward(ids);
-  for (auto& block : blocks_) x = block->forward(x);
+  for (std::size_t l = 0; l < blocks_.size(); ++l) {
+    blocks_[l]->set_dropout_draw({step, static_cast<std::uint32_t>(l)});
+    x = blocks_[l]->forward(x);
+  }
   const Tensor logits = parts_.head->forward(parts_.final_norm->forward(x));
   std::vector<double> losses = parts_.loss->forward(logits, targets);
 

@@ -30,9 +30,11 @@ class GptModel {
 
   /// Forward and backward for the token ids and targets of all m tokens (the same on every
   /// rank). Returns the loss of each token of this rank's logits rows (loss_block().row0 on),
-  /// and leaves the gradient of the mean loss in gradients().
+  /// and leaves the gradient of the mean loss in gradients(). Block l draws its dropout masks
+  /// (when the scheme's options drop) for (`step`, l).
   std::vector<double> forward_backward(std::span<const std::int64_t> ids,
-                                       std::span<const std::int64_t> targets);
+                                       std::span<const std::int64_t> targets,
+                                       std::uint32_t step = 0);
   /// This rank's parameter shards by name: handles onto the tensors the modules compute with,
   /// which an optimizer updates in place.
   const TensorMap& parameters() const { return parameters_; }

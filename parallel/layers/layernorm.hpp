@@ -38,6 +38,11 @@ class LayerNorm {
 
   /// Added to the variance before the square root.
   static constexpr double kEps = 1e-5;
+  /// Lets go of the kept xhat and 1/std.
+  void forget() {
+    xhat_ = Tensor();
+    rstd_ = Tensor();
+  }
 
  private:
   Device& device_;

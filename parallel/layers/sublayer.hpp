@@ -19,6 +19,10 @@ class Sublayer {
   virtual Tensor backward(const Tensor& dy) = 0;
   /// Adds this sublayer's gradient shards to `out` ("d_wq" -> shard).
   virtual void collect_gradients(TensorMap& out) const = 0;
+  /// Lets go of every tensor forward kept for backward (Recompute::full keeps none of them). A
+  /// sublayer that keeps nothing need not say so; one that keeps something and does not let go
+  /// fails verify, which measures what a block keeps.
+  virtual void forget() {}
 };
 
 /// Adds the gradients of one linear layer (anything with weight_grad() and bias_grad()) to

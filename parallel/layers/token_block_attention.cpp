@@ -8,7 +8,8 @@ namespace tplab {
 
 TokenBlockAttention::TokenBlockAttention(Device& device, Comm& token_group, std::int64_t batch,
                                          std::int64_t sequence, std::int64_t heads,
-                                         std::int64_t head_dim)
+                                         std::int64_t head_dim, AttentionDropout dropout,
+                                         Recompute recompute)
     : device_(device),
       token_group_(token_group),
       rows_(batch * sequence / token_group.size()),
@@ -18,7 +19,9 @@ TokenBlockAttention::TokenBlockAttention(Device& device, Comm& token_group, std:
       window_rows_(((token_group.rank() + 1) * rows_ - 1) / sequence * sequence + sequence -
                    window_first_),
       offset_(token_group.rank() * rows_ - window_first_),
-      core_(device, window_rows_ / sequence, heads, head_dim) {
+      core_(device, window_rows_ / sequence, heads, head_dim,
+            AttentionDropout{std::move(dropout.dropout), window_first_ / sequence, dropout.head0},
+            recompute) {
   check(batch * sequence % token_group.size() == 0,
         "TokenBlockAttention: the token group must split the tokens evenly");
 }

@@ -29,9 +29,11 @@ namespace tplab {
 class TokenBlockAttention {
  public:
   /// `batch` and `sequence` are global; `heads` is the number of whole heads of `head_dim`
-  /// features this rank holds. token_group.size() must divide batch * sequence.
+  /// features this rank holds. token_group.size() must divide batch * sequence. The window's
+  /// first sequence replaces dropout.batch0.
   TokenBlockAttention(Device& device, Comm& token_group, std::int64_t batch, std::int64_t sequence,
-                      std::int64_t heads, std::int64_t head_dim);
+                      std::int64_t heads, std::int64_t head_dim, AttentionDropout dropout = {},
+                      Recompute recompute = Recompute::none);
 
   /// q, k, v [rows, heads*d] -> ctx [rows, heads*d].
   Tensor forward(const Tensor& q, const Tensor& k, const Tensor& v);
@@ -41,6 +43,8 @@ class TokenBlockAttention {
   /// rank agrees: both ends of every block fall on sequence boundaries exactly when s divides
   /// the rows of a block.
   bool local() const { return window_rows_ == rows_; }
+  /// Lets go of what forward kept.
+  void forget() { core_.forget(); }
 
  private:
   Tensor into_window(const Tensor& block);

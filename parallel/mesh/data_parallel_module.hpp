@@ -22,6 +22,7 @@ class DataParallelModule final : public ParallelModule {
   Tensor forward(const Tensor& x) override { return replica_->forward(x); }
   Tensor backward(const Tensor& dy) override;
   TensorMap gradients() const override { return reduced_; }
+  void set_dropout_draw(DropoutDraw draw) override { replica_->set_dropout_draw(draw); }
 
  private:
   MeshComms comms_;  // declared first: outlives the module whose grid was split from it

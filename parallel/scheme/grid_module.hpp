@@ -22,6 +22,7 @@ class GridModule : public ParallelModule {
   Tensor forward(const Tensor& x) override { return inner_->forward(x); }
   Tensor backward(const Tensor& dy) override { return inner_->backward(dy); }
   TensorMap gradients() const override { return inner_->gradients(); }
+  void set_dropout_draw(DropoutDraw draw) override { inner_->set_dropout_draw(draw); }
 
  protected:
   /// The grid the module runs on.

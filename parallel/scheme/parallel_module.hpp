@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/tensor.hpp"
+#include "device/dropout_mask.hpp"
 
 namespace tplab {
 
@@ -25,6 +26,9 @@ class ParallelModule {
   virtual Tensor backward(const Tensor& dy) = 0;
   /// Gradient shards by name ("d_wq", ...), valid after backward.
   virtual TensorMap gradients() const = 0;
+  /// The dropout draw the next forward uses (the training step, the block's layer); a module
+  /// without dropout ignores it.
+  virtual void set_dropout_draw(DropoutDraw /*draw*/) {}
 };
 
 }  // namespace tplab

@@ -8,6 +8,7 @@
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "layers/block_training.hpp"
 #include "scheme/block_shape.hpp"
 #include "scheme/parallel_module.hpp"
 #include "scheme/placement.hpp"
@@ -39,6 +40,8 @@ struct SchemeOptions {
   int dp = 1;
   /// How the DP reduction gathers the gradients (with dp > 1).
   GradientBuckets dp_buckets = GradientBuckets::flat;
+  /// Dropout and activation recomputation in every block.
+  BlockTraining training{};
 };
 
 /// A tensor-parallel scheme. Everything here except make_module is pure: it depends only on
@@ -84,6 +87,13 @@ std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& 
 
 /// Names of every scheme in the registry, in teaching order.
 std::vector<std::string> scheme_names();
+
+/// The dropout of `scheme`'s block on world rank `rank` of `world_size`, placed where the
+/// scheme's placements put that rank's block of the output y; nullptr when training.dropout.p
+/// is 0. Every scheme's make_module shares one between its block and its attention core.
+std::shared_ptr<BlockDropout> make_block_dropout(const Scheme& scheme,
+                                                 const BlockTraining& training, int world_size,
+                                                 int rank, const BlockShape& shape);
 
 }  // namespace tplab
 

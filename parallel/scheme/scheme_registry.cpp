@@ -29,7 +29,8 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
     {.name = "1d",
      .help = "1D (Megatron): t ranks split the heads and the MLP; activations replicated",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{false}, policy_of(options));
+       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{false}, policy_of(options),
+                                               options.training);
      },
      .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayout1D>(false);
@@ -39,7 +40,8 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
      .help =
          "1D with sequence parallelism: as 1d, the activations outside the linears split by tokens",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true}, policy_of(options));
+       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true}, policy_of(options),
+                                               options.training);
      },
      .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayout1D>(true);
@@ -48,7 +50,7 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
     {.name = "2d",
      .help = "2D (SUMMA): a q x q mesh splits activations and weights into blocks",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp2d::Scheme2D>(options.overlap);
+       return std::make_unique<tp2d::Scheme2D>(options.overlap, options.training);
      },
      .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayoutMesh>(false, 1);
@@ -61,7 +63,8 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
          throw UsageError(
              fmt::format("--depth {}: the depth is a number of layers, at least 1", options.depth));
        }
-       return std::make_unique<tp2p5d::Scheme2p5D>(options.depth, options.overlap);
+       return std::make_unique<tp2p5d::Scheme2p5D>(options.depth, options.overlap,
+                                                   options.training);
      },
      .make_gpt_layout = [](const SchemeOptions& options) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayoutMesh>(true, options.depth);
@@ -70,7 +73,7 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
     {.name = "3d",
      .help = "3D: a q x q x q cube splits inputs, weights and outputs over its three axes",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp3d::Scheme3D>(options.regather, options.overlap);
+       return std::make_unique<tp3d::Scheme3D>(options.regather, options.overlap, options.training);
      },
      .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayout3D>();

@@ -3,13 +3,15 @@
 namespace tplab::tp1d {
 
 Attention1D::Attention1D(Device& device, Comm& tp, const BlockShape& shape,
-                         const TensorMap& parameters, ExecutionPolicy policy, Mode1D mode)
+                         const TensorMap& parameters, ExecutionPolicy policy, Mode1D mode,
+                         AttentionDropout dropout, Recompute recompute)
     : device_(device),
       input_(make_column_input_region(device, tp, mode, policy)),
       query_(device, parameters.at("wq"), parameters.at("bq")),
       key_(device, parameters.at("wk"), parameters.at("bk")),
       value_(device, parameters.at("wv"), parameters.at("bv")),
-      core_(device, shape.b, shape.heads / tp.size(), shape.head_dim()),
+      core_(device, shape.b, shape.heads / tp.size(), shape.head_dim(), std::move(dropout),
+            recompute),
       projection_(device, tp, parameters.at("wo"), parameters.at("bo"), mode, policy) {}
 
 Tensor Attention1D::forward(const Tensor& a) {
@@ -43,6 +45,12 @@ Tensor Attention1D::backward(const Tensor& dout) {
 
 void Attention1D::collect_gradients(TensorMap& out) const {
   add_attention_gradients(out, query_, key_, value_, projection_);
+}
+
+void Attention1D::forget() {
+  input_->forget();
+  core_.forget();
+  projection_.forget();
 }
 
 }  // namespace tplab::tp1d

@@ -22,13 +22,17 @@ namespace tplab::tp1d {
 /// rank's heads.
 class Attention1D final : public Sublayer {
  public:
-  /// The sublayer of this rank, from its parameter shards; its operators are picked here.
+  /// The sublayer of this rank, from its parameter shards; its operators are picked here. The
+  /// attention core drops its probabilities as `dropout` says and recomputes them as
+  /// `recompute` says.
   Attention1D(Device& device, Comm& tp, const BlockShape& shape, const TensorMap& parameters,
-              ExecutionPolicy policy = {}, Mode1D mode = {});
+              ExecutionPolicy policy = {}, Mode1D mode = {}, AttentionDropout dropout = {},
+              Recompute recompute = Recompute::none);
 
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;
   void collect_gradients(TensorMap& out) const override;
+  void forget() override;
 
  private:
   Device& device_;

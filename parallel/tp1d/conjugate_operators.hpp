@@ -48,6 +48,8 @@ class ColumnInputRegion {
   virtual PendingTensor input_for_backward() = 0;
   /// The linears' partial dX [m, h] -> dX summed over the group, in forward's input layout.
   virtual PendingTensor backward(Tensor partial) = 0;
+  /// Lets go of the kept input.
+  virtual void forget() = 0;
 };
 
 /// f (Megatron's copy_to_tensor_model_parallel_region). It stands before column-parallel
@@ -64,6 +66,7 @@ class CopyToTensorParallelRegion final : public ColumnInputRegion {
   PendingTensor input_for_backward() override;
   /// The partial dX [m, h] summed over the group (started when the policy overlaps).
   PendingTensor backward(Tensor partial) override;
+  void forget() override { kept_ = Tensor(); }
 
  private:
   Comm& tp_;
@@ -83,6 +86,7 @@ class GatherFromSequenceParallelRegion final : public ColumnInputRegion {
   PendingTensor input_for_backward() override;
   /// The partial dX [m, h] reduce-scattered to this rank's tokens, dX_r [m/t, h].
   PendingTensor backward(Tensor partial) override;
+  void forget() override { kept_ = Tensor(); }
 
  private:
   Device& device_;

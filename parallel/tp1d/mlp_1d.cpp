@@ -40,4 +40,10 @@ void Mlp1D::collect_gradients(TensorMap& out) const {
   add_linear_gradients(out, "w2", "b2", fc2_);
 }
 
+void Mlp1D::forget() {
+  input_->forget();
+  fc2_.forget();
+  hidden_ = Tensor();
+}
+
 }  // namespace tplab::tp1d

@@ -15,7 +15,9 @@ namespace {
 /// The block (or linear pair) of this rank on the group `tp`.
 std::unique_ptr<ParallelModule> make_block(Device& device, Comm& tp, const BlockShape& shape,
                                            Workload workload, const TensorMap& p,
-                                           ExecutionPolicy policy, Mode1D mode) {
+                                           ExecutionPolicy policy, Mode1D mode,
+                                           std::shared_ptr<BlockDropout> dropout,
+                                           Recompute recompute) {
   if (workload == Workload::linear_pair) {
     return std::make_unique<SublayerModule>(
         std::make_unique<Mlp1D>(device, tp, p, Activation::none, policy, mode));
@@ -28,10 +30,13 @@ std::unique_ptr<ParallelModule> make_block(Device& device, Comm& tp, const Block
       device,
       std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln1_gamma"),
                                   p.at("ln1_beta")),
-      std::make_unique<Attention1D>(device, tp, shape, p, policy, mode),
+      std::make_unique<Attention1D>(
+          device, tp, shape, p, policy, mode,
+          // every rank holds every sequence, and heads rank*n/t .. (rank+1)*n/t - 1
+          AttentionDropout{dropout, 0, tp.rank() * (shape.heads / tp.size())}, recompute),
       std::make_unique<LayerNorm>(device, nullptr, replicas, shape.h, p.at("ln2_gamma"),
                                   p.at("ln2_beta")),
-      std::make_unique<Mlp1D>(device, tp, p, Activation::gelu, policy, mode));
+      std::make_unique<Mlp1D>(device, tp, p, Activation::gelu, policy, mode), dropout, recompute);
 }
 
 }  // namespace
@@ -97,7 +102,9 @@ std::unique_ptr<ParallelModule> Scheme1D::make_module(Comm& world, Device& devic
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
   return std::make_unique<GridModule<Grid1D>>(Grid1D::build(world), [&](Grid1D& grid) {
-    return make_block(device, *grid.tp, shape, workload, parameters, policy_, mode_);
+    return make_block(device, *grid.tp, shape, workload, parameters, policy_, mode_,
+                      make_block_dropout(*this, training_, world.size(), world.rank(), shape),
+                      training_.recompute);
   });
 }
 

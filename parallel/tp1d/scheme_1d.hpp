@@ -15,8 +15,9 @@ namespace tplab::tp1d {
 class Scheme1D final : public Scheme {
  public:
   /// The scheme `mode` describes ("1d-sp" with sequence parallelism, "1d" without), run
-  /// under `policy`.
-  explicit Scheme1D(Mode1D mode = {}, ExecutionPolicy policy = {}) : mode_(mode), policy_(policy) {}
+  /// under `policy`, its blocks with `training`'s dropout and recomputation.
+  explicit Scheme1D(Mode1D mode = {}, ExecutionPolicy policy = {}, BlockTraining training = {})
+      : mode_(mode), policy_(policy), training_(training) {}
   std::string name() const override { return mode_.sequence_parallel ? "1d-sp" : "1d"; }
   std::vector<int> default_world_sizes() const override { return {1, 2, 4}; }
   std::string describe_grid(int world_size, const BlockShape&) const override {
@@ -32,6 +33,7 @@ class Scheme1D final : public Scheme {
  private:
   Mode1D mode_;
   ExecutionPolicy policy_;
+  BlockTraining training_;
 };
 
 }  // namespace tplab::tp1d

@@ -3,12 +3,13 @@
 namespace tplab::tp2d {
 
 Attention2D::Attention2D(Device& device, Grid2D& grid, std::int64_t batch, std::int64_t heads,
-                         std::int64_t head_dim, const TensorMap& parameters, ExecutionPolicy policy)
+                         std::int64_t head_dim, const TensorMap& parameters, ExecutionPolicy policy,
+                         AttentionDropout dropout, Recompute recompute)
     : device_(device),
       query_(device, grid, parameters.at("wq"), parameters.at("bq"), policy),
       key_(device, grid, parameters.at("wk"), parameters.at("bk"), policy),
       value_(device, grid, parameters.at("wv"), parameters.at("bv"), policy),
-      core_(device, batch, heads, head_dim),
+      core_(device, batch, heads, head_dim, std::move(dropout), recompute),
       projection_(device, grid, parameters.at("wo"), parameters.at("bo"), policy) {}
 
 Tensor Attention2D::forward(const Tensor& a) {
@@ -32,6 +33,11 @@ Tensor Attention2D::backward(const Tensor& dout) {
 
 void Attention2D::collect_gradients(TensorMap& out) const {
   add_attention_gradients(out, query_, key_, value_, projection_);
+}
+
+void Attention2D::forget() {
+  for (Linear2D* linear : {&query_, &key_, &value_, &projection_}) linear->forget();
+  core_.forget();
 }
 
 }  // namespace tplab::tp2d

@@ -17,11 +17,13 @@ class Attention2D final : public Sublayer {
  public:
   /// `batch`: the sequences in this rank's token block; `heads`: the heads in its feature block.
   Attention2D(Device& device, Grid2D& grid, std::int64_t batch, std::int64_t heads,
-              std::int64_t head_dim, const TensorMap& parameters, ExecutionPolicy policy = {});
+              std::int64_t head_dim, const TensorMap& parameters, ExecutionPolicy policy = {},
+              AttentionDropout dropout = {}, Recompute recompute = Recompute::none);
 
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;
   void collect_gradients(TensorMap& out) const override;
+  void forget() override;
 
  private:
   Device& device_;

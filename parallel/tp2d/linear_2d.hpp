@@ -32,6 +32,8 @@ class Linear2D {
   const Tensor& weight_grad() const { return weight_grad_; }
   /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
+  /// Lets go of the kept input.
+  void forget() { x_ = Tensor(); }
 
  private:
   Device& device_;

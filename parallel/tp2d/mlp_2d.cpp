@@ -32,4 +32,10 @@ void Mlp2D::collect_gradients(TensorMap& out) const {
   add_linear_gradients(out, "w2", "b2", fc2_);
 }
 
+void Mlp2D::forget() {
+  fc1_.forget();
+  fc2_.forget();
+  hidden_ = Tensor();
+}
+
 }  // namespace tplab::tp2d

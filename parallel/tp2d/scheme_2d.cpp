@@ -65,7 +65,9 @@ std::vector<TensorPlacement> Scheme2D::placements(int world_size, const BlockSha
 std::unique_ptr<ParallelModule> make_mesh_module(Device& device, Grid2D& grid,
                                                  const BlockShape& shape, std::int64_t batch,
                                                  Workload workload, const TensorMap& p,
-                                                 ExecutionPolicy policy) {
+                                                 ExecutionPolicy policy,
+                                                 std::shared_ptr<BlockDropout> dropout,
+                                                 Recompute recompute) {
   if (workload == Workload::linear_pair) {
     return std::make_unique<SublayerModule>(
         std::make_unique<Mlp2D>(device, grid, p, Activation::none, policy));
@@ -76,12 +78,18 @@ std::unique_ptr<ParallelModule> make_mesh_module(Device& device, Grid2D& grid,
     return std::make_unique<LayerNorm>(device, grid.row.get(), grid.column.get(), shape.h,
                                        p.at(gamma), p.at(beta));
   };
+  // q, k, v have y's layout: its token rows (whole sequences) and its feature columns (whole heads)
+  AttentionDropout core_dropout{dropout};
+  if (dropout != nullptr) {
+    core_dropout.batch0 = dropout->place().output.row0 / shape.s;
+    core_dropout.head0 = dropout->place().output.col0 / shape.head_dim();
+  }
   return std::make_unique<PreLnBlock>(
       device, layernorm("ln1_gamma", "ln1_beta"),
       std::make_unique<Attention2D>(device, grid, batch, shape.heads / grid.q, shape.head_dim(), p,
-                                    policy),
+                                    policy, std::move(core_dropout), recompute),
       layernorm("ln2_gamma", "ln2_beta"),
-      std::make_unique<Mlp2D>(device, grid, p, Activation::gelu, policy));
+      std::make_unique<Mlp2D>(device, grid, p, Activation::gelu, policy), dropout, recompute);
 }
 
 std::unique_ptr<ParallelModule> Scheme2D::make_module(Comm& world, Device& device,
@@ -89,7 +97,9 @@ std::unique_ptr<ParallelModule> Scheme2D::make_module(Comm& world, Device& devic
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
   return std::make_unique<GridModule<Grid2D>>(Grid2D::build(world), [&](Grid2D& grid) {
-    return make_mesh_module(device, grid, shape, shape.b / grid.q, workload, parameters, policy_);
+    return make_mesh_module(device, grid, shape, shape.b / grid.q, workload, parameters, policy_,
+                            make_block_dropout(*this, training_, world.size(), world.rank(), shape),
+                            training_.recompute);
   });
 }
 

@@ -13,8 +13,10 @@ namespace tplab::tp2d {
 /// column j holds block j.
 class Scheme2D final : public Scheme {
  public:
-  /// With `overlap`, SUMMA starts each step's broadcasts during the previous step's product.
-  explicit Scheme2D(bool overlap = false) : policy_{.overlap = overlap} {}
+  /// With `overlap`, SUMMA starts each step's broadcasts during the previous step's product;
+  /// the blocks drop and recompute as `training` says.
+  explicit Scheme2D(bool overlap = false, BlockTraining training = {})
+      : policy_{.overlap = overlap}, training_(training) {}
   std::string name() const override { return "2d"; }
   std::vector<int> default_world_sizes() const override { return {4, 9}; }
   std::string describe_grid(int world_size, const BlockShape&) const override {
@@ -29,6 +31,7 @@ class Scheme2D final : public Scheme {
 
  private:
   ExecutionPolicy policy_;
+  BlockTraining training_;
 };
 
 /// The placements of 2.5D with `depth` layers (2D is depth 1): rank (i, j, k) holds token block
@@ -42,6 +45,8 @@ std::vector<TensorPlacement> mesh_placements(int world_size, int depth, const Bl
 std::unique_ptr<ParallelModule> make_mesh_module(Device& device, Grid2D& grid,
                                                  const BlockShape& shape, std::int64_t batch,
                                                  Workload workload, const TensorMap& parameters,
-                                                 ExecutionPolicy policy = {});
+                                                 ExecutionPolicy policy = {},
+                                                 std::shared_ptr<BlockDropout> dropout = nullptr,
+                                                 Recompute recompute = Recompute::none);
 
 }  // namespace tplab::tp2d

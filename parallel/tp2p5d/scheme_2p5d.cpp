@@ -19,12 +19,13 @@ bool fits(int d, int q, const BlockShape& shape) {
 class Module2p5D final : public GridModule<Grid2p5D> {
  public:
   Module2p5D(Grid2p5D grid, Device& device, const BlockShape& shape, Workload workload,
-             const TensorMap& parameters, ExecutionPolicy policy)
+             const TensorMap& parameters, ExecutionPolicy policy,
+             std::shared_ptr<BlockDropout> dropout, Recompute recompute)
       : GridModule(std::move(grid),
                    [&](Grid2p5D& g) {
                      return tp2d::make_mesh_module(device, g.layer, shape,
                                                    shape.b / (g.d * g.layer.q), workload,
-                                                   parameters, policy);
+                                                   parameters, policy, dropout, recompute);
                    }),
         policy_(policy) {}
 
@@ -90,8 +91,10 @@ std::unique_ptr<ParallelModule> Scheme2p5D::make_module(Comm& world, Device& dev
                                                         const BlockShape& shape, Workload workload,
                                                         TensorMap parameters) const {
   validate(world.size(), shape);
-  return std::make_unique<Module2p5D>(Grid2p5D::build(world, depth_for(world.size(), shape)),
-                                      device, shape, workload, parameters, policy_);
+  return std::make_unique<Module2p5D>(
+      Grid2p5D::build(world, depth_for(world.size(), shape)), device, shape, workload, parameters,
+      policy_, make_block_dropout(*this, training_, world.size(), world.rank(), shape),
+      training_.recompute);
 }
 
 }  // namespace tplab::tp2p5d

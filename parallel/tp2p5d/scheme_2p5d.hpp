@@ -16,8 +16,9 @@ class Scheme2p5D final : public Scheme {
   /// depth 0 picks d for each world size: d = p / q^2 with the largest usable q. With
   /// `overlap`, SUMMA starts each step's broadcasts during the previous step's product, and
   /// the depth all-reduces of the gradients are all started before any is waited for.
-  explicit Scheme2p5D(int depth, bool overlap = false)
-      : depth_(depth), policy_{.overlap = overlap} {}
+  /// The blocks drop and recompute as `training` says.
+  explicit Scheme2p5D(int depth, bool overlap = false, BlockTraining training = {})
+      : depth_(depth), policy_{.overlap = overlap}, training_(training) {}
   std::string name() const override { return "2.5d"; }
   std::vector<int> default_world_sizes() const override;
   std::string describe_grid(int world_size, const BlockShape& shape) const override;
@@ -34,6 +35,7 @@ class Scheme2p5D final : public Scheme {
  private:
   int depth_;
   ExecutionPolicy policy_;
+  BlockTraining training_;
 };
 
 }  // namespace tplab::tp2p5d

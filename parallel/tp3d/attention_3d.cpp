@@ -5,13 +5,17 @@
 namespace tplab::tp3d {
 
 Attention3D::Attention3D(Device& device, const Grid3D& grid, const BlockShape& shape,
-                         const TensorMap& parameters, ExecutionPolicy policy)
+                         const TensorMap& parameters, ExecutionPolicy policy,
+                         std::shared_ptr<BlockDropout> dropout, Recompute recompute)
     : device_(device),
       input_(device, grid, kReadsBlockLayout, policy),
       query_(device, grid, kReadsBlockLayout, parameters.at("wq"), parameters.at("bq"), policy),
       key_(device, grid, kReadsBlockLayout, parameters.at("wk"), parameters.at("bk"), policy),
       value_(device, grid, kReadsBlockLayout, parameters.at("wv"), parameters.at("bv"), policy),
-      core_(device, *grid.output_weight, shape.b, shape.s, shape.heads / grid.q, shape.head_dim()),
+      // heads cut along i: this rank's are i*n/q .. (i+1)*n/q - 1; the window sets the sequences
+      core_(device, *grid.output_weight, shape.b, shape.s, shape.heads / grid.q, shape.head_dim(),
+            AttentionDropout{std::move(dropout), 0, grid.coordinates.i * (shape.heads / grid.q)},
+            recompute),
       projection_input_(device, grid, kWritesBlockLayout, policy),
       projection_(device, grid, kWritesBlockLayout, parameters.at("wo"), parameters.at("bo"),
                   policy) {}
@@ -46,6 +50,13 @@ Tensor Attention3D::backward(const Tensor& dout) {
 
 void Attention3D::collect_gradients(TensorMap& out) const {
   add_attention_gradients(out, query_, key_, value_, projection_);
+}
+
+void Attention3D::forget() {
+  input_.forget();
+  for (Linear3D* linear : {&query_, &key_, &value_, &projection_}) linear->forget();
+  core_.forget();
+  projection_input_.forget();
 }
 
 }  // namespace tplab::tp3d

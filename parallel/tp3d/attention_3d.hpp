@@ -29,13 +29,17 @@ namespace tplab::tp3d {
 /// Backward sums the three dA~ of Q, K and V before one reduce-scatter over input.
 class Attention3D final : public Sublayer {
  public:
-  /// The sublayer of this rank, from its parameter shards.
+  /// The sublayer of this rank, from its parameter shards; the attention core drops its
+  /// probabilities as `dropout` says (none when null) and recomputes them as `recompute` says.
   Attention3D(Device& device, const Grid3D& grid, const BlockShape& shape,
-              const TensorMap& parameters, ExecutionPolicy policy);
+              const TensorMap& parameters, ExecutionPolicy policy,
+              std::shared_ptr<BlockDropout> dropout = nullptr,
+              Recompute recompute = Recompute::none);
 
   Tensor forward(const Tensor& a) override;
   Tensor backward(const Tensor& dout) override;
   void collect_gradients(TensorMap& out) const override;
+  void forget() override;
 
  private:
   Device& device_;

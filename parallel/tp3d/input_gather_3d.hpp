@@ -32,6 +32,8 @@ class InputGather3D {
   Tensor gathered_for_backward();
   /// dX~ (summed over the linears that read X) -> dX.
   Tensor backward(const Tensor& dx_gathered);
+  /// Lets go of the kept input.
+  void forget() { kept_ = Tensor(); }
 
  private:
   Tensor gather(const Tensor& x);

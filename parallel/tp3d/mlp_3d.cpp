@@ -45,4 +45,12 @@ void Mlp3D::collect_gradients(TensorMap& out) const {
   add_linear_gradients(out, "w2", "b2", fc2_);
 }
 
+void Mlp3D::forget() {
+  fc1_input_.forget();
+  fc1_.forget();
+  fc2_input_.forget();
+  fc2_.forget();
+  hidden_ = Tensor();
+}
+
 }  // namespace tplab::tp3d

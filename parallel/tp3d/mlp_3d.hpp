@@ -28,6 +28,7 @@ class Mlp3D final : public Sublayer {
   Tensor forward(const Tensor& x) override;
   Tensor backward(const Tensor& dout) override;
   void collect_gradients(TensorMap& out) const override;
+  void forget() override;
 
  private:
   Device& device_;

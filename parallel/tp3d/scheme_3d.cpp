@@ -17,7 +17,9 @@ namespace {
 /// The block (or linear pair) of this rank on the cube.
 std::unique_ptr<ParallelModule> make_block(Device& device, const Grid3D& grid,
                                            const BlockShape& shape, Workload workload,
-                                           const TensorMap& p, ExecutionPolicy policy) {
+                                           const TensorMap& p, ExecutionPolicy policy,
+                                           std::shared_ptr<BlockDropout> dropout,
+                                           Recompute recompute) {
   if (workload == Workload::linear_pair) {
     return std::make_unique<SublayerModule>(
         std::make_unique<Mlp3D>(device, grid, p, Activation::none, policy));
@@ -30,9 +32,9 @@ std::unique_ptr<ParallelModule> make_block(Device& device, const Grid3D& grid,
   };
   return std::make_unique<PreLnBlock>(
       device, layernorm("ln1_gamma", "ln1_beta"),
-      std::make_unique<Attention3D>(device, grid, shape, p, policy),
+      std::make_unique<Attention3D>(device, grid, shape, p, policy, dropout, recompute),
       layernorm("ln2_gamma", "ln2_beta"),
-      std::make_unique<Mlp3D>(device, grid, p, Activation::gelu, policy));
+      std::make_unique<Mlp3D>(device, grid, p, Activation::gelu, policy), dropout, recompute);
 }
 
 }  // namespace
@@ -117,7 +119,9 @@ std::unique_ptr<ParallelModule> Scheme3D::make_module(Comm& world, Device& devic
                                                       TensorMap parameters) const {
   validate(world.size(), shape);
   return std::make_unique<GridModule<Grid3D>>(Grid3D::build(world), [&](Grid3D& grid) {
-    return make_block(device, grid, shape, workload, parameters, policy_);
+    return make_block(device, grid, shape, workload, parameters, policy_,
+                      make_block_dropout(*this, training_, world.size(), world.rank(), shape),
+                      training_.recompute);
   });
 }
 

@@ -26,8 +26,9 @@ class Scheme3D final : public Scheme {
   /// `regather`: gather X~ and W~ again in backward instead of keeping them from forward.
   /// With `overlap`, the next linear's W~ is gathered during the current product, and each
   /// linear's reduce-scatter of dW travels while dX~ is computed.
-  explicit Scheme3D(bool regather = false, bool overlap = false)
-      : policy_{.overlap = overlap, .regather = regather} {}
+  /// The blocks drop and recompute as `training` says.
+  explicit Scheme3D(bool regather = false, bool overlap = false, BlockTraining training = {})
+      : policy_{.overlap = overlap, .regather = regather}, training_(training) {}
 
   std::string name() const override { return "3d"; }
   std::vector<int> default_world_sizes() const override { return {8, 27}; }
@@ -43,6 +44,7 @@ class Scheme3D final : public Scheme {
 
  private:
   ExecutionPolicy policy_;
+  BlockTraining training_;
 };
 
 }  // namespace tplab::tp3d

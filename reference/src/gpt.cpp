@@ -15,9 +15,15 @@ struct GptActivations {
   Matrix<T> logits;          // [m, V]
 };
 
+/// `dropout` for block l.
+Dropout layer_dropout(Dropout dropout, std::size_t l) {
+  dropout.layer = static_cast<std::uint32_t>(l);
+  return dropout;
+}
+
 template <typename T>
 GptActivations<T> forward(const GptShape& shape, const GptParams<T>& p,
-                          const std::vector<std::int64_t>& ids) {
+                          const std::vector<std::int64_t>& ids, const Dropout& dropout) {
   const std::int64_t m = shape.block.tokens(), s = shape.block.s, h = shape.block.h;
   const Matrix<T> positions = sinusoidal_positions<T>(s, h);
   GptActivations<T> f;
@@ -26,8 +32,8 @@ GptActivations<T> forward(const GptShape& shape, const GptParams<T>& p,
     x0.row(t) = p.embedding.row(ids[static_cast<std::size_t>(t)]) + positions.row(t % s);
   }
   f.x.push_back(std::move(x0));
-  for (const BlockParams<T>& block : p.blocks) {
-    f.x.push_back(block_forward(shape.block, f.x.back(), block));
+  for (std::size_t l = 0; l < p.blocks.size(); ++l) {
+    f.x.push_back(block_forward(shape.block, f.x.back(), p.blocks[l], layer_dropout(dropout, l)));
   }
   f.normed = layernorm_forward(f.x.back(), p.lnf_gamma, p.lnf_beta);
   // [m, h] x [h, V] -> [m, V]
@@ -75,8 +81,9 @@ T cross_entropy(const Matrix<T>& logits, const std::vector<std::int64_t>& target
 template <typename T>
 GptResult<T> gpt_forward_backward(const GptShape& shape, const GptParams<T>& p,
                                   const std::vector<std::int64_t>& ids,
-                                  const std::vector<std::int64_t>& targets) {
-  GptActivations<T> f = forward(shape, p, ids);
+                                  const std::vector<std::int64_t>& targets,
+                                  const Dropout& dropout) {
+  GptActivations<T> f = forward(shape, p, ids, dropout);
   GptResult<T> r;
   GptParams<T>& g = r.grads;
   Matrix<T> dlogits;
@@ -87,7 +94,8 @@ GptResult<T> gpt_forward_backward(const GptShape& shape, const GptParams<T>& p,
   layernorm_backward(f.x.back(), p.lnf_gamma, dnormed, dx, g.lnf_gamma, g.lnf_beta);
   g.blocks.resize(p.blocks.size());
   for (std::size_t l = p.blocks.size(); l-- > 0;) {
-    BlockResult<T> block = block_forward_backward(shape.block, f.x[l], p.blocks[l], dx);
+    BlockResult<T> block =
+        block_forward_backward(shape.block, f.x[l], p.blocks[l], dx, layer_dropout(dropout, l));
     g.blocks[l] = std::move(block.grads);
     dx = std::move(block.dx);
   }
@@ -101,8 +109,8 @@ GptResult<T> gpt_forward_backward(const GptShape& shape, const GptParams<T>& p,
 
 template <typename T>
 T gpt_loss(const GptShape& shape, const GptParams<T>& params, const std::vector<std::int64_t>& ids,
-           const std::vector<std::int64_t>& targets) {
-  return cross_entropy<T>(forward(shape, params, ids).logits, targets, nullptr);
+           const std::vector<std::int64_t>& targets, const Dropout& dropout) {
+  return cross_entropy<T>(forward(shape, params, ids, dropout).logits, targets, nullptr);
 }
 
 template Matrix<float> sinusoidal_positions(std::int64_t, std::int64_t);
@@ -113,13 +121,14 @@ template double cross_entropy(const Matrix<double>&, const std::vector<std::int6
                               Matrix<double>*);
 template GptResult<float> gpt_forward_backward(const GptShape&, const GptParams<float>&,
                                                const std::vector<std::int64_t>&,
-                                               const std::vector<std::int64_t>&);
+                                               const std::vector<std::int64_t>&, const Dropout&);
 template GptResult<double> gpt_forward_backward(const GptShape&, const GptParams<double>&,
                                                 const std::vector<std::int64_t>&,
-                                                const std::vector<std::int64_t>&);
+                                                const std::vector<std::int64_t>&, const Dropout&);
 template float gpt_loss(const GptShape&, const GptParams<float>&, const std::vector<std::int64_t>&,
-                        const std::vector<std::int64_t>&);
+                        const std::vector<std::int64_t>&, const Dropout&);
 template double gpt_loss(const GptShape&, const GptParams<double>&,
-                         const std::vector<std::int64_t>&, const std::vector<std::int64_t>&);
+                         const std::vector<std::int64_t>&, const std::vector<std::int64_t>&,
+                         const Dropout&);
 
 }  // namespace tplab::reference

@@ -24,8 +24,10 @@ def main():
     for run in runs:
         for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
                     "regather", "overlap", "shifted_input", "large_scores", "largest_score", "saved_bytes", "comm_match",
-                    "comm_phases", "hosts"):
+                    "comm_phases", "hosts", "dropout", "recompute", "recompute_match"):
             assert key in run, f"run lacks {key}"
+        assert set(run["dropout"]) == {"p", "seed", "keying"}, run["dropout"]
+        assert run["recompute"] in ("none", "selective", "full"), run["recompute"]
         assert run["saved_bytes"] > 0, "forward keeps something for backward"
         assert run["saved_bytes"] == run["saved_bytes_model"], "kept bytes differ from the model"
         assert set(run["shape"]) == {"b", "s", "h", "heads"}
@@ -50,7 +52,8 @@ def main():
         assert run["comm_match"] == all(c["match"] for c in phases)
         for key in ("calls", "elements", "model_elements"):
             assert sum(c[key] for c in run["comm"]) == sum(c[key] for c in phases), key
-        assert run["pass"] == (all(t["pass"] for t in run["tensors"]) and run["comm_match"])
+        assert run["pass"] == (all(t["pass"] for t in run["tensors"]) and run["comm_match"]
+                               and run["recompute_match"])
         far = (run["dtype"] == "f64" and not run["exact"] and not run["large_scores"]
                and run["shape"]["h"] >= 24)
         assert run["shifted_input"] == far, f"x far from zero exactly in f64 blocks: {run}"

@@ -54,15 +54,16 @@ T cross_entropy(const Matrix<T>& logits, const std::vector<std::int64_t>& target
                 Matrix<T>* dlogits);
 
 /// Forward and backward of the whole model for token ids and targets of the m tokens
-/// (token-major: sequence by sequence).
+/// (token-major: sequence by sequence). Block l drops with `dropout`, its layer set to l.
 template <typename T>
 GptResult<T> gpt_forward_backward(const GptShape& shape, const GptParams<T>& params,
                                   const std::vector<std::int64_t>& ids,
-                                  const std::vector<std::int64_t>& targets);
+                                  const std::vector<std::int64_t>& targets,
+                                  const Dropout& dropout = {});
 
 /// Forward only: the mean loss.
 template <typename T>
 T gpt_loss(const GptShape& shape, const GptParams<T>& params, const std::vector<std::int64_t>& ids,
-           const std::vector<std::int64_t>& targets);
+           const std::vector<std::int64_t>& targets, const Dropout& dropout = {});
 
 }  // namespace tplab::reference

@@ -1,0 +1,54 @@
+#include "block_training_options.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace tplab::app {
+
+SchemeOptions BlockTrainingOptions::applied_to(SchemeOptions options) const {
+  if (dropout > 0 && options.dp > 1) {
+    throw UsageError(fmt::format(
+        "--dropout {} with --dp {}: each replica would draw its masks as if its b/{} sequences "
+        "were the first of the batch; dropout runs with tensor parallelism alone (--dp 1)",
+        dropout, options.dp, options.dp));
+  }
+  options.training.dropout = {dropout, dropout_seed};
+  options.training.dropout_keying = keying == "rank-seed" ? DropoutKeying::rank_seed
+                                    : keying == "local"   ? DropoutKeying::local
+                                                          : DropoutKeying::global;
+  options.training.recompute = recompute == "selective" ? Recompute::selective
+                               : recompute == "full"    ? Recompute::full
+                                                        : Recompute::none;
+  return options;
+}
+
+void add_block_training_options(CLI::App& command, BlockTrainingOptions& o) {
+  command
+      .add_option("--dropout", o.dropout,
+                  "P: dropout on the attention probabilities and on each sublayer's output, "
+                  "masks drawn from Philox keyed by (seed, step, layer, site, the element's "
+                  "global place), so every rank draws the single-device masks")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            const double p = std::stod(text);
+            return p >= 0 && p < 1 ? "" : "a probability in [0, 1): 1 would drop everything";
+          },
+          "in [0, 1)"))
+      ->capture_default_str();
+  command.add_option("--dropout-seed", o.dropout_seed, "the masks' seed")->capture_default_str();
+  command
+      .add_option("--dropout-keying", o.keying,
+                  "global (right); rank-seed (each rank seeds its own masks) or local (masks by "
+                  "the place in the rank's own shard): the two bugs, to see them fail")
+      ->check(CLI::IsMember({"global", "rank-seed", "local"}))
+      ->capture_default_str();
+  command
+      .add_option("--recompute", o.recompute,
+                  "none; selective (the attention probabilities computed again in backward from "
+                  "q and k); full (each block keeps only its input and runs forward again)")
+      ->check(CLI::IsMember({"none", "selective", "full"}))
+      ->capture_default_str();
+}
+
+}  // namespace tplab::app
