@@ -9,6 +9,7 @@
 #include "device/cpu_device.hpp"
 #include "flops.hpp"
 #include "harness.hpp"
+#include "kept_bytes.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "problem.hpp"
 #include "process_resources.hpp"
@@ -217,6 +218,72 @@ OverlapComparison compare_overlap(Comm& world, Device& device, const StepConfig&
     }
   }
   return {spread_of(steps[0]), spread_of(steps[1]), spread_of(exposed[0]), spread_of(exposed[1])};
+}
+
+RecomputeComparison compare_recompute(Comm& world, Device& device, const StepConfig& config) {
+  if (config.repeats < 1 || config.warmup < 0) {
+    throw UsageError("--repeats must be at least 1 and --warmup at least 0");
+  }
+  constexpr std::array<Recompute, RecomputeComparison::kModes> modes = {
+      Recompute::none, Recompute::selective, Recompute::full};
+  std::vector<std::unique_ptr<Scheme>> schemes;
+  for (Recompute mode : modes) {
+    SchemeOptions options = config.options;
+    options.training.recompute = mode;
+    schemes.push_back(make_scheme(config.scheme, options));
+  }
+  schemes.front()->validate(world.size(), config.shape);
+  const verify::RankShards shards = make_shards(*schemes.front(), world, device, config);
+  std::vector<std::unique_ptr<ParallelModule>> blocks;
+  for (const auto& scheme : schemes) {
+    blocks.push_back(
+        scheme->make_module(world, device, config.shape, Workload::block, shards.parameters));
+  }
+  RecomputeComparison out;
+  std::array<std::vector<double>, RecomputeComparison::kModes> steps;
+  for (int i = 0; i < config.warmup + config.repeats; ++i) {
+    for (std::size_t k = 0; k < modes.size(); ++k) {
+      // a copy of x of the step's own, which only the block holds once forward has run
+      Tensor x = device.empty(shards.x.extents(), shards.x.dtype());
+      device.copy(shards.x, x);
+      world.barrier();
+      const char* series = recompute_name(modes[k]);
+      TraceScope traced(device.trace(), fmt::format("recompute {} step {}", series, i), "step",
+                        step_args(series, i, i >= config.warmup));
+      device.allocations().reset_peak();
+      const std::size_t before = device.allocations().live_bytes();
+      const verify::KeptBytesProbe probe(device, x);
+      const auto start = Clock::now();
+      Tensor y = blocks[k]->forward(x);
+      device.synchronize();
+      y = Tensor();
+      x = Tensor();
+      const std::size_t kept = probe.kept_bytes();
+      blocks[k]->backward(shards.dy);
+      device.synchronize();
+      const double step = seconds_since(start);
+      traced.close();
+      const std::size_t peak = device.allocations().peak_bytes() - before;
+      if (i < config.warmup) continue;
+      steps[k].push_back(max_over_ranks(world, step));
+      out.kept_bytes[k] =
+          static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(kept)));
+      out.peak_bytes[k] =
+          static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak)));
+    }
+  }
+  for (std::size_t k = 0; k < modes.size(); ++k) {
+    out.step[k] = spread_of(steps[k]);
+    out.flops[k] =
+        model::block_step_flops(config.shape) + model::recompute_flops(config.shape, modes[k]);
+    SchemeOptions options = config.options;
+    options.training.recompute = modes[k];
+    out.model_kept_bytes[k] =
+        model::rank_cost(config.scheme, options, world.size(), config.shape, Workload::block)
+            .activation_elements *
+        static_cast<std::int64_t>(dtype_size(config.dtype));
+  }
+  return out;
 }
 
 Spread time_reference_step(const StepConfig& config) {

@@ -3,6 +3,7 @@
 /// repeats and medians, and the share of it spent inside collectives.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -111,6 +112,27 @@ struct OverlapComparison {
 /// Runs `config` (whatever its options.overlap) with overlap off and on, warm-up steps first,
 /// then `repeats` timed steps of each, alternating. Collective over `world`.
 OverlapComparison compare_overlap(Comm& world, Device& device, const StepConfig& config);
+
+/// Recomputation's cost and saving, measured in one run: a step of each mode (none, selective,
+/// full, in that order) in turn, so that all three see the same machine. Bytes are the device's
+/// own account (Device::allocations), the most of any rank.
+struct RecomputeComparison {
+  static constexpr int kModes = 3;  ///< none, selective, full
+  std::array<Spread, kModes> step;  ///< step time, the slowest rank's
+  /// What forward left for backward: storage live after forward that was not before it, the
+  /// block's input counted where the block keeps it (as verify measures it).
+  std::array<std::int64_t, kModes> kept_bytes{};
+  /// The cost model's kept bytes (RankCost::activation_elements), beside the measured.
+  std::array<std::int64_t, kModes> model_kept_bytes{};
+  /// The high-water mark of live storage during the step, above what was live before it.
+  std::array<std::int64_t, kModes> peak_bytes{};
+  /// The step's FLOPs, with what the mode computes again (model::recompute_flops).
+  std::array<double, kModes> flops{};
+};
+
+/// Runs `config` (whatever its options.training.recompute) in the three modes: warm-up steps
+/// first, then `repeats` timed steps of each, in turn. Collective over `world`.
+RecomputeComparison compare_recompute(Comm& world, Device& device, const StepConfig& config);
 
 /// The single-device reference's time for the same step (median of `repeats` after warm-up),
 /// in f64 or f32 as `config.dtype` says, on this process alone.

@@ -60,10 +60,18 @@ RankCost cost_1d(const BlockShape& shape, int t, Workload workload) {
   return cost;
 }
 
-double korthikanti_activation_bytes_1d(const BlockShape& shape, int t) {
+double korthikanti_activation_bytes_1d(const BlockShape& shape, int t, Recompute mode) {
   const double s = static_cast<double>(shape.s), b = static_cast<double>(shape.b);
   const double h = static_cast<double>(shape.h), a = static_cast<double>(shape.heads);
-  return s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+  switch (mode) {
+    case Recompute::none:
+      return s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+    case Recompute::selective:
+      return s * b * h * (10.0 + 24.0 / t);
+    case Recompute::full:
+      return 2.0 * s * b * h;
+  }
+  return 0;
 }
 
 }  // namespace tplab::model

@@ -9,9 +9,12 @@ namespace tplab::model {
 /// One rank of 1D over t ranks (group "tp"): collectives, parameters and saved activations.
 RankCost cost_1d(const BlockShape& shape, int t, Workload workload);
 
-/// Korthikanti et al. 2022 ("Reducing Activation Recomputation", eq. 2): the bytes of
-/// activations one block keeps per rank under 1D tensor parallelism with 16-bit activations
-/// and dropout, s b h (10 + 24/t + 5 a s / (h t)) with a the heads.
-double korthikanti_activation_bytes_1d(const BlockShape& shape, int t);
+/// Korthikanti et al. 2022 ("Reducing Activation Recomputation", Table 2): the bytes of
+/// activations one block keeps per rank under 1D tensor parallelism with 16-bit activations and
+/// 1-byte dropout masks, a the heads:
+///   none       s b h (10 + 24/t + 5 a s / (h t))   (eq. 2)
+///   selective  s b h (10 + 24/t)
+///   full       2 s b h                              (the block's input alone)
+double korthikanti_activation_bytes_1d(const BlockShape& shape, int t, Recompute mode);
 
 }  // namespace tplab::model

@@ -69,10 +69,18 @@ std::int64_t sequence_parallel_activation_savings(const BlockShape& shape, int t
   return 4 * m * h - 4 * m * h / t + 2 * m - 2 * m / t;
 }
 
-double korthikanti_activation_bytes_1d_sp(const BlockShape& shape, int t) {
+double korthikanti_activation_bytes_1d_sp(const BlockShape& shape, int t, Recompute mode) {
   const double s = static_cast<double>(shape.s), b = static_cast<double>(shape.b);
   const double h = static_cast<double>(shape.h), a = static_cast<double>(shape.heads);
-  return s * b * h / t * (34.0 + 5.0 * a * s / h);
+  switch (mode) {
+    case Recompute::none:
+      return s * b * h / t * (34.0 + 5.0 * a * s / h);
+    case Recompute::selective:
+      return 34.0 * s * b * h / t;
+    case Recompute::full:
+      return 2.0 * s * b * h / t;
+  }
+  return 0;
 }
 
 }  // namespace tplab::model

@@ -15,9 +15,13 @@ RankCost cost_1d_sp(const BlockShape& shape, int t, Workload workload);
 std::int64_t sequence_parallel_activation_savings(const BlockShape& shape, int t,
                                                   Workload workload);
 
-/// Korthikanti et al. 2022 (eq. 4): the bytes of activations one block keeps per rank under
-/// 1D tensor parallelism with sequence parallelism, 16-bit activations and dropout,
-/// s b h / t (34 + 5 a s / h) with a the heads.
-double korthikanti_activation_bytes_1d_sp(const BlockShape& shape, int t);
+/// Korthikanti et al. 2022 (Table 2): the bytes of activations one block keeps per rank under
+/// 1D tensor parallelism with sequence parallelism, 16-bit activations and 1-byte dropout
+/// masks, a the heads:
+///   none       s b h / t (34 + 5 a s / h)   (eq. 4)
+///   selective  34 s b h / t
+///   full       2 s b h / t: the block's input, which sequence parallelism splits (the table's
+///              one full row, 2 s b h, counts it whole, as 1D keeps it)
+double korthikanti_activation_bytes_1d_sp(const BlockShape& shape, int t, Recompute mode);
 
 }  // namespace tplab::model

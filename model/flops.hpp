@@ -2,6 +2,7 @@
 /// The arithmetic of one block: how many floating-point operations a step takes.
 #pragma once
 
+#include "layers/recompute.hpp"
 #include "scheme/block_shape.hpp"
 
 namespace tplab::model {
@@ -12,5 +13,11 @@ namespace tplab::model {
 /// backward twice forward (the input and the weight gradients). LayerNorm, softmax, GELU and
 /// the residuals are O(m h) and left out.
 double block_step_flops(const BlockShape& shape);
+
+/// FLOPs that `mode` computes a second time in backward:
+///   none       0
+///   selective  2 b s^2 h: q k^T again (softmax and dropout are O(b n s^2), left out as above)
+///   full       24 b s h^2 + 4 b s^2 h: the whole forward again (a third more than none)
+double recompute_flops(const BlockShape& shape, Recompute mode);
 
 }  // namespace tplab::model

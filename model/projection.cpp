@@ -43,7 +43,8 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   for (const GroupLayout& layout : cost.groups) {
     p.groups.push_back(place_groups(layout, gpus, ranks_per_node));
   }
-  p.flops = block_step_flops(shape) / gpus;
+  // what recomputation does again is split as evenly as the forward it repeats
+  p.flops = (block_step_flops(shape) + recompute_flops(shape, options.training.recompute)) / gpus;
   p.compute_s = p.flops / profile.matmul_flops_per_s;
 
   const int bytes = profile.bytes_per_element;
@@ -67,10 +68,20 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   }
 
   p.weight_bytes = static_cast<double>(cost.parameter_elements) * bytes;
+  p.recompute = options.training.recompute;
   p.activation_bytes = static_cast<double>(cost.activation_elements) * bytes;
+  for (Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
+    SchemeOptions recomputing = options;
+    recomputing.training.recompute = mode;
+    p.activation_bytes_by_recompute[static_cast<std::size_t>(mode)] =
+        static_cast<double>(
+            rank_cost(scheme_name, recomputing, gpus, shape, Workload::block).activation_elements) *
+        bytes;
+  }
   const auto korthikanti_bytes = cost_model_of(scheme_name).korthikanti_bytes;
   if (korthikanti_bytes != nullptr && bytes == 2) {  // one replica's block on its t ranks
-    p.korthikanti_bytes = korthikanti_bytes(replica_shape(shape, options.dp), gpus / options.dp);
+    p.korthikanti_bytes = korthikanti_bytes(replica_shape(shape, options.dp), gpus / options.dp,
+                                            options.training.recompute);
   }
   p.fits_memory = p.weight_bytes + p.activation_bytes <= profile.memory_bytes;
   return p;
@@ -149,6 +160,11 @@ nlohmann::json to_json(const Projection& p) {
             {"comm_bus_bytes_per_device", p.comm_bus_bytes},
             {"weight_bytes", p.weight_bytes},
             {"activation_bytes", p.activation_bytes},
+            {"recompute", recompute_name(p.recompute)},
+            {"activation_bytes_by_recompute",
+             {{"none", p.activation_bytes_by_recompute[0]},
+              {"selective", p.activation_bytes_by_recompute[1]},
+              {"full", p.activation_bytes_by_recompute[2]}}},
             {"fits_memory", p.fits_memory},
             {"collectives", collectives}});
   if (p.korthikanti_bytes) j["activation_bytes_korthikanti"] = *p.korthikanti_bytes;

@@ -3,6 +3,7 @@
 /// one block's step and its memory, per device.
 #pragma once
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -28,7 +29,8 @@ struct TimedCollective {
 /// What one scheme costs on `gpus` devices, per device, for one block's forward + backward.
 /// The model: time = compute + communication, with no overlap (tplab's layers wait for every
 /// collective); compute = FLOPs / the profile's rate (every scheme splits each product evenly,
-/// so a device does 1/p of block_step_flops); communication = the alpha-beta time of every
+/// so a device does 1/p of block_step_flops, and of recompute_flops under the options'
+/// recomputation); communication = the alpha-beta time of every
 /// collective the model predicts, on the inter-node link when its group spans nodes.
 struct Projection {
   std::string scheme;      ///< "1d", "2d", ...
@@ -49,9 +51,14 @@ struct Projection {
   int bytes_per_element = 2;                 ///< the profile's element size
   double comm_bus_bytes = 0;                 ///< what crosses each device's link
 
-  double weight_bytes = 0;      ///< the block's parameters held by one device
-  double activation_bytes = 0;  ///< what the block keeps for backward (RankCost's count)
-  /// Korthikanti et al.'s 1D formula (16-bit, with dropout), for 1D on 2-byte profiles.
+  Recompute recompute = Recompute::none;  ///< the options' recomputation
+  double weight_bytes = 0;                ///< the block's parameters held by one device
+  /// What the block keeps for backward (RankCost's count) under the options' recomputation.
+  double activation_bytes = 0;
+  /// The same under each recomputation: none, selective, full.
+  std::array<double, 3> activation_bytes_by_recompute{};
+  /// Korthikanti et al.'s formula (16-bit, 1-byte dropout masks) under the options'
+  /// recomputation, for 1D and 1d-sp on 2-byte profiles.
   std::optional<double> korthikanti_bytes;
   bool fits_memory = false;  ///< weights + activations within the device's memory
 

@@ -31,8 +31,8 @@ struct SchemeCostModel {
   RankCost (*rank_cost)(const Scheme& scheme, const SchemeOptions& options, int world_size,
                         const BlockShape& shape, Workload workload) = nullptr;
   /// Korthikanti et al. 2022's bytes of activations one block keeps per rank (16-bit, with
-  /// dropout) for the schemes the paper covers; null for the others.
-  double (*korthikanti_bytes)(const BlockShape& shape, int world_size) = nullptr;
+  /// dropout) under each recomputation, for the schemes the paper covers; null for the others.
+  double (*korthikanti_bytes)(const BlockShape& shape, int world_size, Recompute mode) = nullptr;
   /// What the scheme keeps fewer than the one it refines; null when it refines none.
   KeptSavings (*kept_savings)(const BlockShape& shape, int world_size, Workload workload) = nullptr;
 };

@@ -286,7 +286,10 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   // D replicas of P ranks (MeshLayout): each trains the model on its b/D sequences, and the
   // mean of the replicas' gradients is the gradient of the global batch's mean loss.
   const MeshLayout mesh{config.options.dp, world.size() / config.options.dp};
-  const SchemeOptions options = replica_options(config.options);
+  SchemeOptions options = replica_options(config.options);
+  // the replica's blocks draw the whole batch's dropout masks for its own sequences
+  options.training.first_sequence =
+      mesh.replica_of(world.rank()) * (config.shape.block.b / mesh.replicas);
   const auto scheme = make_scheme(config.scheme, options);
   const auto layout = gpt::make_gpt_layout(config.scheme, options);
   const gpt::GptShape& shape = config.shape;
@@ -405,46 +408,49 @@ nlohmann::json to_json(const TrainResult& r) {
     diverged = {{"parallel_step", r.diverged->parallel_step},
                 {"reference_step", r.diverged->reference_step}};
   }
-  return {{"scheme", c.scheme},
-          {"np", r.world_size},
-          {"dp", c.options.dp},
-          {"dp_buckets", c.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
-          {"grid", r.grid},
-          {"dtype", std::string(dtype_name(c.dtype))},
-          {"shape",
-           {{"b", c.shape.block.b},
-            {"s", c.shape.block.s},
-            {"h", c.shape.block.h},
-            {"heads", c.shape.block.heads},
-            {"vocab", c.shape.vocab},
-            {"layers", c.shape.layers}}},
-          {"seed", c.seed},
-          {"optimizer",
-           {{"kind", std::string(optimizer_name(c.optimizer.kind))},
-            {"learning_rate", c.optimizer.learning_rate},
-            {"beta1", c.optimizer.beta1},
-            {"beta2", c.optimizer.beta2},
-            {"eps", c.optimizer.eps},
-            {"weight_decay", c.optimizer.weight_decay}}},
-          {"learning_rate", c.optimizer.learning_rate},
-          {"clip", c.clip},
-          {"padded_vocab", r.padded_vocab},
-          {"max_norm_relative_difference", r.max_norm_relative_difference},
-          {"padding_untouched", r.padding_touched.empty()},
-          {"logit_offset", c.logit_offset},
-          {"tolerance", r.tolerance.rtol},
-          {"tolerance_abs", r.tolerance.atol},
-          {"tolerance_first_step", r.tolerance.first_rtol},
-          {"norm_judged_after_first_step", r.tolerance.norm_after_first},
-          {"max_relative_difference", r.max_relative_difference},
-          {"replicated_parameters", r.replicated_parameters},
-          {"replicas_identical", r.replicas_differ.empty()},
-          {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
-          {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
-          {"pass", r.pass},
-          {"diverged", diverged},
-          {"steps_planned", c.steps},
-          {"steps", steps}};
+  nlohmann::json j = {
+      {"scheme", c.scheme},
+      {"np", r.world_size},
+      {"dp", c.options.dp},
+      {"dp_buckets", c.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
+      {"grid", r.grid},
+      {"dtype", std::string(dtype_name(c.dtype))},
+      {"shape",
+       {{"b", c.shape.block.b},
+        {"s", c.shape.block.s},
+        {"h", c.shape.block.h},
+        {"heads", c.shape.block.heads},
+        {"vocab", c.shape.vocab},
+        {"layers", c.shape.layers}}},
+      {"seed", c.seed},
+      {"optimizer",
+       {{"kind", std::string(optimizer_name(c.optimizer.kind))},
+        {"learning_rate", c.optimizer.learning_rate},
+        {"beta1", c.optimizer.beta1},
+        {"beta2", c.optimizer.beta2},
+        {"eps", c.optimizer.eps},
+        {"weight_decay", c.optimizer.weight_decay}}},
+      {"learning_rate", c.optimizer.learning_rate},
+      {"clip", c.clip},
+      {"padded_vocab", r.padded_vocab},
+      {"max_norm_relative_difference", r.max_norm_relative_difference},
+      {"padding_untouched", r.padding_touched.empty()},
+      {"logit_offset", c.logit_offset},
+      {"tolerance", r.tolerance.rtol},
+      {"tolerance_abs", r.tolerance.atol},
+      {"tolerance_first_step", r.tolerance.first_rtol},
+      {"norm_judged_after_first_step", r.tolerance.norm_after_first},
+      {"max_relative_difference", r.max_relative_difference},
+      {"replicated_parameters", r.replicated_parameters},
+      {"replicas_identical", r.replicas_differ.empty()},
+      {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
+      {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
+      {"pass", r.pass},
+      {"diverged", diverged},
+      {"steps_planned", c.steps},
+      {"steps", steps}};
+  j.update(block_training_json(c.options.training));
+  return j;
 }
 
 }  // namespace tplab::train

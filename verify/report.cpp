@@ -114,20 +114,12 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
 
 void print_run(const RunResult& run, std::FILE* out) {
   const RunConfig& c = run.config;
-  const BlockTraining& training = c.options.training;
-  const std::string dropout =
-      training.dropout.p > 0 && !c.exact
-          ? fmt::format(" | dropout {:g} (seed {}, keying {})", training.dropout.p,
-                        training.dropout.seed, dropout_keying_name(training.dropout_keying))
-          : std::string();
-  const std::string recompute =
-      training.recompute != Recompute::none && !c.exact
-          ? fmt::format(" | recompute {}", recompute_name(training.recompute))
-          : std::string();
-  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}{}{}\n", c.scheme,
-             run.world_size, run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed,
-             regime_text(run), c.options.regather ? " | regather" : "",
-             c.options.overlap ? " | overlap" : "", dropout, recompute);
+  // the linear pair has no attention and no block to recompute
+  const BlockTraining training = c.exact ? BlockTraining{} : c.options.training;
+  fmt::print(out, "\n{} | np={} ({}) | {} | {} | {} | seed={}{}{}{}{}\n", c.scheme, run.world_size,
+             run.grid, dtype_name(c.dtype), run.backend, shape_text(c), c.seed, regime_text(run),
+             c.options.regather ? " | regather" : "", c.options.overlap ? " | overlap" : "",
+             describe_block_training(training));
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
@@ -149,7 +141,7 @@ void print_run(const RunResult& run, std::FILE* out) {
                savings.compared_with, savings.formula);
   }
   print_comm_check(run, out);
-  if (!recompute.empty()) {
+  if (training.recompute != Recompute::none) {
     fmt::print(out, "  recomputed against kept (Recompute::none), every output and gradient: {}\n",
                run.recompute_match ? std::string("bit for bit the same")
                                    : fmt::format("BITS DIFFER on rank{} {} (this rank's first: {})",
@@ -215,7 +207,7 @@ nlohmann::json to_json(const RunResult& run) {
                        {"bits", fmt::format("{:016x}", t.fingerprint)},
                        {"pass", t.pass}});
   }
-  return {
+  nlohmann::json j = {
       {"scheme", c.scheme},
       {"np", run.world_size},
       {"dp", run.config.options.dp},
@@ -244,14 +236,12 @@ nlohmann::json to_json(const RunResult& run) {
       {"saved_bytes_model", run.saved_bytes_model},
       {"kept_match", run.kept_match},
       {"kept_mismatch_ranks", run.kept_mismatch_ranks},
-      {"dropout",
-       {{"p", c.exact ? 0.0 : c.options.training.dropout.p},
-        {"seed", c.options.training.dropout.seed},
-        {"keying", dropout_keying_name(c.options.training.dropout_keying)}}},
-      {"recompute", recompute_name(c.exact ? Recompute::none : c.options.training.recompute)},
       {"recompute_match", run.recompute_match},
       {"recompute_mismatch_ranks", run.recompute_mismatch_ranks},
       {"checker_faults", run.checker_faults}};
+  // the linear pair has no attention and no block to recompute
+  j.update(block_training_json(c.exact ? BlockTraining{} : c.options.training));
+  return j;
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "bench_commands.hpp"
+#include "block_training_options.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
 #include "device/ops/cpu_ops.hpp"
@@ -37,8 +38,10 @@ struct ScalingOptions {
   bool regather = false;
   std::string overlap = "off";
   bool compare_overlap = false;
+  bool compare_recompute = false;
   bool reference = false;
   DataParallelOptions data_parallel;
+  BlockTrainingOptions training;
   std::optional<std::string> trace;
   LaunchOptions launch{.json = {}, .timeout = 600, .hosts = {}, .allow_many_ranks = false};
 };
@@ -75,9 +78,35 @@ double model_bytes_per_rank(const bench::StepTiming& t) {
          static_cast<double>(dtype_size(t.config.dtype));
 }
 
+/// What a run measured besides its steps, each where it was asked for.
+struct Comparisons {
+  std::optional<bench::Spread> reference;               ///< --reference, rank 0's
+  std::optional<bench::OverlapComparison> overlap;      ///< --compare-overlap
+  std::optional<bench::RecomputeComparison> recompute;  ///< --compare-recompute
+};
+
+/// The recompute comparison as JSON: one entry per mode, with its ratios to none's.
+nlohmann::json recompute_json(const bench::RecomputeComparison& c) {
+  nlohmann::json modes = nlohmann::json::object();
+  constexpr std::array<Recompute, 3> names = {Recompute::none, Recompute::selective,
+                                              Recompute::full};
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    modes[recompute_name(names[k])] = {{"step_ms", c.step[k].median * 1e3},
+                                       {"step_ms_min", c.step[k].min * 1e3},
+                                       {"step_ms_max", c.step[k].max * 1e3},
+                                       {"step_ratio", c.step[k].median / c.step[0].median},
+                                       {"flops", c.flops[k]},
+                                       {"flops_ratio", c.flops[k] / c.flops[0]},
+                                       {"kept_bytes", c.kept_bytes[k]},
+                                       {"model_kept_bytes", c.model_kept_bytes[k]},
+                                       {"peak_bytes", c.peak_bytes[k]}};
+  }
+  return modes;
+}
+
 nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
-                       const std::optional<bench::Spread>& reference,
-                       const std::optional<bench::OverlapComparison>& overlap) {
+                       const Comparisons& comparisons) {
+  const auto& [reference, overlap, recompute] = comparisons;
   const BlockShape& s = t.config.shape;
   nlohmann::json j = {
       {"scheme", t.config.scheme},
@@ -125,6 +154,8 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
                                {"exposed_ms_off", overlap->exposed_off.median * 1e3},
                                {"exposed_ms_on", overlap->exposed_on.median * 1e3}};
   }
+  j.update(block_training_json(t.config.options.training));
+  if (recompute) j["recompute_comparison"] = recompute_json(*recompute);
   if (reference) {
     j["reference_step_ms"] = reference->median * 1e3;
     j["reference_step_ms_min"] = reference->min * 1e3;
@@ -137,7 +168,7 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
 SchemeOptions scheme_options(const ScalingOptions& o, int replicas) {
   DataParallelOptions data_parallel = o.data_parallel;
   data_parallel.dp = replicas;
-  return data_parallel.applied_to({o.depth, o.regather, o.overlap == "on"});
+  return o.training.applied_to(data_parallel.applied_to({o.depth, o.regather, o.overlap == "on"}));
 }
 
 bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
@@ -153,22 +184,41 @@ bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
 }
 
 void print_run(const bench::StepTiming& t, const std::string& mode,
-               const std::optional<bench::Spread>& reference,
-               const std::optional<bench::OverlapComparison>& overlap) {
+               const Comparisons& comparisons) {
+  const auto& [reference, overlap, recompute] = comparisons;
   const bench::StepConfig& config = t.config;
   fmt::print(
       "{} {} np={} {} {}: step {:.1f} ms (min {:.1f}, max {:.1f}), in collectives "
-      "{:.1f} ms ({:.0f}%), {:.1f} GFLOP/s{}\n",
+      "{:.1f} ms ({:.0f}%), {:.1f} GFLOP/s{}{}\n",
       config.scheme, mode, t.world_size, dtype_name(config.dtype), to_string(config.shape),
       t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
       t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second,
-      bench::oversubscribed(t.world_size) ? " (oversubscribed)" : "");
+      bench::oversubscribed(t.world_size) ? " (oversubscribed)" : "",
+      describe_block_training(config.options.training));
   if (overlap) {
     fmt::print(
         "exposed communication (blocked in collectives), medians of {} alternating steps: "
         "{:.2f} ms without overlap, {:.2f} ms with it; step {:.1f} ms and {:.1f} ms\n",
         config.repeats, overlap->exposed_off.median * 1e3, overlap->exposed_on.median * 1e3,
         overlap->step_off.median * 1e3, overlap->step_on.median * 1e3);
+  }
+  if (recompute) {
+    fmt::print(
+        "recomputation, medians of {} steps of each mode in turn (bytes: the rank that "
+        "keeps most):\n  {:<10} {:>9} {:>7} {:>7} {:>10} {:>10} {:>10}\n",
+        config.repeats, "recompute", "step ms", "x none", "FLOPs x", "kept KiB", "model KiB",
+        "peak KiB");
+    constexpr std::array<Recompute, 3> names = {Recompute::none, Recompute::selective,
+                                                Recompute::full};
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      fmt::print("  {:<10} {:>9.2f} {:>7.3f} {:>7.3f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
+                 recompute_name(names[k]), recompute->step[k].median * 1e3,
+                 recompute->step[k].median / recompute->step[0].median,
+                 recompute->flops[k] / recompute->flops[0],
+                 static_cast<double>(recompute->kept_bytes[k]) / 1024,
+                 static_cast<double>(recompute->model_kept_bytes[k]) / 1024,
+                 static_cast<double>(recompute->peak_bytes[k]) / 1024);
+    }
   }
   if (reference) {
     fmt::print("reference (one process, Eigen, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
@@ -186,14 +236,18 @@ WorldResult scaling_in_world(const ScalingOptions& o, World& w) {
   const bench::StepConfig config =
       config_of(o, o.schemes[0], parse_block_shape(o.shape), o.data_parallel.dp);
   const bench::StepTiming t = bench::time_step(w.comm, w.device, config);
-  std::optional<bench::OverlapComparison> overlap;
-  if (o.compare_overlap) overlap = bench::compare_overlap(w.comm, w.device, config);
-  std::optional<bench::Spread> reference;
-  if (o.reference && w.comm.rank() == 0) reference = bench::time_reference_step(config);
+  Comparisons comparisons;
+  if (o.compare_overlap) comparisons.overlap = bench::compare_overlap(w.comm, w.device, config);
+  if (o.compare_recompute) {
+    comparisons.recompute = bench::compare_recompute(w.comm, w.device, config);
+  }
+  if (o.reference && w.comm.rank() == 0) {
+    comparisons.reference = bench::time_reference_step(config);
+  }
   if (w.comm.rank() != 0) return WorldResult{};
-  print_run(t, o.mode, reference, overlap);
+  print_run(t, o.mode, comparisons);
   if (w.hosts.host_count() > 1) fmt::print("ranks on {}\n", w.hosts.summary());
-  return {.records = nlohmann::json::array({to_json(t, o.mode, reference, overlap)}), .pass = true};
+  return {.records = nlohmann::json::array({to_json(t, o.mode, comparisons)}), .pass = true};
 }
 
 // ---- outside mpiexec: one job per scheme, mode and world size; then efficiency --------------
@@ -494,7 +548,9 @@ LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planne
                        {"--reference", {reference ? "true" : "false"}},
                        {"--dp", {std::to_string(p.dp)}}},
          .bytes_per_rank = bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape, p.dp), p.np,
-                                                      o.compare_overlap ? 2 : 1) +
+                                                      o.compare_recompute ? 3
+                                                      : o.compare_overlap ? 2
+                                                                          : 1) +
                            reference_bytes});
   }
   plan_traces(plan, o.trace, o.launch.json);
@@ -562,7 +618,11 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
                "communication of both (bench step does this by default)");
   cmd.add_flag("--reference", o.reference,
                "also time the single-device reference on the first run of each scheme");
+  cmd.add_flag("--compare-recompute", o.compare_recompute,
+               "also run steps with --recompute none, selective and full in turn, and report "
+               "each one's step time, FLOPs, kept and peak bytes against none's");
   add_data_parallel_options(cmd, o.data_parallel);
+  add_block_training_options(cmd, o.training);
   add_trace_option(cmd, o.trace);
   add_launch_options(cmd, o.launch,
                      "write the runs as JSON, job by job as they finish (a new or plain file in "

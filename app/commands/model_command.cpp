@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "block_training_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "flops.hpp"
@@ -28,6 +29,12 @@ std::vector<std::string> ModelOptions::chosen_schemes() const {
 
 bool ModelOptions::named_schemes() const {
   return names_schemes(schemes);
+}
+
+SchemeOptions ModelOptions::scheme_options() const {
+  SchemeOptions options = data_parallel.applied_to({depth});
+  options.training.recompute = parse_recompute(recompute);
+  return options;
 }
 
 BlockShape ModelOptions::block_shape(std::string_view fallback) const {
@@ -113,13 +120,16 @@ void print_header(const BlockShape& shape, const model::HardwareProfile& hw,
       "  time      FLOPs / rate + per collective (calls x ring steps x latency + N x bus "
       "factor x bytes / bandwidth); no overlap\n");
   fmt::print(
-      "  memory    the block's weights and the activations it keeps for backward (1D and 1d-sp: "
-      "also Korthikanti et al.'s formula, with dropout)\n\n");
-  fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9}\n", "gpus",
-             "scheme", "grid", "compute ms", "comm ms", "latency", "bandwidth", "comm", "step ms",
-             "weights", "activ.");
-  fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9}\n", "", "", "",
-             "", "", "ms", "ms", "share", "", "GiB", "GiB");
+      "  memory    the block's weights and the activations it keeps for backward with each "
+      "--recompute (none keeps every tensor backward reads, selective not the attention "
+      "probabilities, full the block's input alone); * marks --recompute {}, which the step's "
+      "FLOPs and what fits count (1D and 1d-sp: also Korthikanti et al.'s Table 2 for it)\n\n",
+      o.recompute);
+  fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+             "gpus", "scheme", "grid", "compute ms", "comm ms", "latency", "bandwidth", "comm",
+             "step ms", "weights", "act none", "selective", "full");
+  fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+             "", "", "", "", "", "ms", "ms", "share", "", "GiB", "GiB", "GiB", "GiB");
 }
 
 /// Where the groups of one name sit: "column(4) across 2 nodes".
@@ -161,8 +171,12 @@ void print_projection(const model::Projection& p, bool detail) {
     fmt::print("  {:>5} {:<6} {:<9} no grid: {}\n", p.gpus, p.scheme, "-", p.why_not);
     return;
   }
-  std::string memory =
-      fmt::format("{:>9.3f} {:>9.3f}", gib(p.weight_bytes), gib(p.activation_bytes));
+  std::string memory = fmt::format("{:>9.3f}", gib(p.weight_bytes));
+  for (Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
+    memory += fmt::format(" {:>8.3f}{}",
+                          gib(p.activation_bytes_by_recompute[static_cast<std::size_t>(mode)]),
+                          mode == p.recompute ? "*" : " ");
+  }
   if (p.korthikanti_bytes)
     memory += fmt::format(" (Korthikanti {:.3f})", gib(*p.korthikanti_bytes));
   if (!p.fits_memory) memory += "  exceeds the device's memory";
@@ -290,6 +304,13 @@ void add_projection_options(CLI::App& command, ModelOptions& o) {
                      "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
   command.add_option("--depth", o.depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
   add_data_parallel_options(command, o.data_parallel);
+  command
+      .add_option("--recompute", o.recompute,
+                  "what the blocks compute again in backward instead of keeping: none, "
+                  "selective (the attention probabilities) or full (all but the input); its "
+                  "memory and FLOPs decide the step time and what fits (--plan too)")
+      ->check(CLI::IsMember({"none", "selective", "full"}))
+      ->capture_default_str();
   command.add_flag("--detail", o.detail, "list every collective's share of the time");
   command.add_option("--json", o.json,
                      "write the results as JSON (a new or plain file in a folder of your own)");

@@ -33,6 +33,8 @@ struct ModelOptions {
   int depth = 0;
   /// --dp D replicas around each scheme (the device counts count every rank) and --dp-buckets.
   DataParallelOptions data_parallel;
+  /// What the blocks recompute: "none", "selective" or "full" (memory, FLOPs, what fits).
+  std::string recompute = "none";
   /// List every collective's share of the time.
   bool detail = false;
   /// Where to write the results as JSON (unset: nowhere).
@@ -58,8 +60,9 @@ struct ModelOptions {
   /// The shape from --shape or from --batch --seq --hidden --heads (all four), else
   /// `fallback`; throws UsageError on a missing, conflicting or non-positive value.
   BlockShape block_shape(std::string_view fallback) const;
-  /// The options the schemes take from these: the 2.5D depth and the replicas around them.
-  SchemeOptions scheme_options() const { return data_parallel.applied_to({depth}); }
+  /// The options the schemes take from these: the 2.5D depth, the replicas around them and
+  /// the recomputation.
+  SchemeOptions scheme_options() const;
 };
 
 /// `tplab model --calibrate`: measures this machine under mpiexec at 2 ranks and writes the

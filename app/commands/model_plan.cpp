@@ -143,9 +143,14 @@ void print_header(const PlanRequest& r) {
   fmt::print(
       "  memory    the fullest device: {}-byte weights and gradients; Adam's fp32 master copy and "
       "two\n            moments, {} bytes per parameter; no ZeRO; activations as tplab's layers "
-      "keep them,\n            no recomputation; the first stage keeps min(PP, m) micro-batches "
+      "keep them,\n            {}; the first stage keeps min(PP, m) micro-batches "
       "in flight\n",
-      hw.bytes_per_element, model::plan::kAdamStateBytesPerParameter);
+      hw.bytes_per_element, model::plan::kAdamStateBytesPerParameter,
+      r.scheme_options.training.recompute == Recompute::none
+          ? std::string("no recomputation (--recompute selective or full)")
+          : fmt::format("--recompute {}, and one block's recomputed tensors while backward "
+                        "walks through it; its FLOPs in the step",
+                        recompute_name(r.scheme_options.training.recompute)));
   fmt::print(
       "  time      per micro-batch, the slowest stage: FLOPs / (peak x efficiency) + the TP "
       "scheme's\n            collectives (alpha-beta) + 2 sends of b s h / TP to the next stage;\n"

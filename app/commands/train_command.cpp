@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attention_scores.hpp"
+#include "block_training_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
@@ -53,6 +54,7 @@ struct TrainOptions {
   int depth = 0;
   bool regather = false;
   DataParallelOptions data_parallel;
+  BlockTrainingOptions training;
   std::optional<std::string> trace;
   LaunchOptions launch;
 };
@@ -98,7 +100,7 @@ void refuse_unused_options(const CLI::App& command, const TrainOptions& o) {
 train::TrainConfig make_config(const TrainOptions& o) {
   train::TrainConfig c;
   c.scheme = o.scheme;
-  c.options = o.data_parallel.applied_to({o.depth, o.regather});
+  c.options = o.training.applied_to(o.data_parallel.applied_to({o.depth, o.regather}));
   c.shape = {parse_block_shape(o.shape), o.vocab, o.layers};
   c.dtype = parse_dtype(o.dtype);
   c.seed = o.seed;
@@ -239,7 +241,7 @@ std::string optimizer_summary(const train::TrainConfig& config) {
 
 void print_header(const train::TrainConfig& config, const World& w) {
   fmt::print(
-      "train {} | np={} ({}) | {} | {} | {} seed={} | {} steps{}\n", config.scheme, w.comm.size(),
+      "train {} | np={} ({}) | {} | {} | {} seed={} | {} steps{}{}\n", config.scheme, w.comm.size(),
       make_scheme(config.scheme, config.options)->describe_grid(w.comm.size(), config.shape.block),
       dtype_name(config.dtype), gpt::to_string(config.shape), optimizer_summary(config),
       config.seed, config.steps,
@@ -247,7 +249,8 @@ void print_header(const train::TrainConfig& config, const World& w) {
           ? std::string()
           : fmt::format(" | every logit offset by {:g} (exp overflows {} past {:.1f})",
                         config.logit_offset, dtype_name(config.dtype),
-                        verify::exp_overflow_point(config.dtype)));
+                        verify::exp_overflow_point(config.dtype)),
+      describe_block_training(config.options.training));
   const train::VocabPadding vocab = train::training_vocab_padding(w.comm.size(), config);
   if (vocab.padded > config.shape.vocab) {
     fmt::print(
@@ -428,6 +431,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
                   "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
   cmd->add_flag("--regather", o->regather, "3D blocks: gather X~ and W~ again in backward");
   add_data_parallel_options(*cmd, o->data_parallel);
+  add_block_training_options(*cmd, o->training);
   add_trace_option(*cmd, o->trace);
   add_launch_options(*cmd, o->launch,
                      "write every step and the verdict as JSON (a new or plain file in a folder "

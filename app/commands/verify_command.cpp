@@ -237,8 +237,7 @@ void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchP
 
 /// One job per scheme and world size: a scheme named with --scheme must run at every --np;
 /// with every scheme implied, those that cannot use a world size are left out of it, and only
-/// a world size none can use is refused. Without --dp and --np, the default meshes besides
-/// (not with --dropout, which runs with tensor parallelism alone).
+/// a world size none can use is refused. Without --dp and --np, the default meshes besides.
 LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_given) {
   const bool every_scheme = !names_schemes(o.schemes);
   for (int np : o.np) {
@@ -263,7 +262,7 @@ LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_gi
     throw UsageError(fmt::format("no scheme can run {} on {} ranks; try --np 4 or --np 8",
                                  to_string(shape), fmt::join(o.np, ",")));
   }
-  if (!dp_given && o.np.empty() && o.training.dropout == 0) add_default_meshes(o, shape, plan);
+  if (!dp_given && o.np.empty()) add_default_meshes(o, shape, plan);
   if (!skipped.empty()) {
     fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
                fmt::join(skipped, ", "));

@@ -7,20 +7,19 @@
 namespace tplab::app {
 
 SchemeOptions BlockTrainingOptions::applied_to(SchemeOptions options) const {
-  if (dropout > 0 && options.dp > 1) {
-    throw UsageError(fmt::format(
-        "--dropout {} with --dp {}: each replica would draw its masks as if its b/{} sequences "
-        "were the first of the batch; dropout runs with tensor parallelism alone (--dp 1)",
-        dropout, options.dp, options.dp));
-  }
   options.training.dropout = {dropout, dropout_seed};
   options.training.dropout_keying = keying == "rank-seed" ? DropoutKeying::rank_seed
                                     : keying == "local"   ? DropoutKeying::local
                                                           : DropoutKeying::global;
-  options.training.recompute = recompute == "selective" ? Recompute::selective
-                               : recompute == "full"    ? Recompute::full
-                                                        : Recompute::none;
+  options.training.recompute = parse_recompute(recompute);
   return options;
+}
+
+Recompute parse_recompute(const std::string& name) {
+  if (name == "none") return Recompute::none;
+  if (name == "selective") return Recompute::selective;
+  if (name == "full") return Recompute::full;
+  throw UsageError(fmt::format("--recompute {}: the modes are none, selective and full", name));
 }
 
 void add_block_training_options(CLI::App& command, BlockTrainingOptions& o) {

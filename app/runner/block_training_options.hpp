@@ -22,6 +22,9 @@ struct BlockTrainingOptions {
   SchemeOptions applied_to(SchemeOptions options) const;
 };
 
+/// "none", "selective" or "full" as a Recompute; UsageError for anything else.
+Recompute parse_recompute(const std::string& name);
+
 /// Adds the options to `command`; the parser refuses a probability outside [0, 1) and unknown
 /// names before anything launches.
 void add_block_training_options(CLI::App& command, BlockTrainingOptions& o);

@@ -24,7 +24,11 @@ const Link& link_of(const HardwareProfile& hardware, bool inter_node) {
 /// with each kind of group on the link its groups need in the whole world.
 struct BlockOnDevice {
   RankCost cost;
-  double flops = 0;  ///< 1/tp of the block's forward + backward
+  /// What one block computes again in backward and holds while it walks back through it (the
+  /// elements Recompute::none would have kept and the request's mode does not): one block's
+  /// worth at a time, beside every block's kept elements.
+  std::int64_t recomputed_elements = 0;
+  double flops = 0;  ///< 1/tp of the block's forward + backward, and of what it recomputes
   double comm_s = 0;
   double bus_bytes = 0;
   bool inter_node = false;
@@ -35,9 +39,15 @@ BlockOnDevice block_on_device(const PlanRequest& r, const ParallelLayout& layout
                               const std::string& scheme) {
   const BlockShape shape = block_shape_of(r.model, r.batch.micro_batch);
   BlockOnDevice block;
-  block.cost = rank_cost(layout.tp == 1 ? "1d" : scheme, r.scheme_options, layout.tp, shape,
-                         Workload::block);
-  block.flops = block_step_flops(shape) / layout.tp;
+  const std::string name = layout.tp == 1 ? "1d" : scheme;
+  block.cost = rank_cost(name, r.scheme_options, layout.tp, shape, Workload::block);
+  SchemeOptions keeping = r.scheme_options;
+  keeping.training.recompute = Recompute::none;
+  block.recomputed_elements =
+      rank_cost(name, keeping, layout.tp, shape, Workload::block).activation_elements -
+      block.cost.activation_elements;
+  const Recompute mode = r.scheme_options.training.recompute;
+  block.flops = (block_step_flops(shape) + recompute_flops(shape, mode)) / layout.tp;
   for (const GroupLayout& inner : block.cost.groups) {
     block.groups.push_back(place_groups(within_tensor_parallel_groups(layout, inner),
                                         layout.devices(), r.ranks_per_node));
@@ -78,8 +88,9 @@ StageWork stage_work(const PlanRequest& r, const ParallelLayout& l, const BlockO
   StageWork w;
   w.stage = stage;
   w.parameters = layers * block.cost.parameter_elements;
-  w.activation_elements =
-      layers * block.cost.activation_elements * micro_batches_in_flight(stage, l.pp, micro_batches);
+  w.activation_elements = layers * block.cost.activation_elements *
+                              micro_batches_in_flight(stage, l.pp, micro_batches) +
+                          block.recomputed_elements;
   w.flops = static_cast<double>(layers) * block.flops;
   w.tp_comm_s = static_cast<double>(layers) * block.comm_s;
   if (stage == 0) w.parameters += vocab_shard * g.hidden + g.seq * g.hidden;

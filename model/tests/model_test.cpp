@@ -276,36 +276,60 @@ TEST(Parameters, EqualWhatThePlacementsGiveEveryRank) {
 // ---- activations against Korthikanti et al.
 // --------------------------------------------------------
 
-TEST(Activations, OneDimensionalIsKorthikantiWithoutDropout) {
-  // At 2 bytes an element, Korthikanti's s b h (10 + 24/t + 5 a s/(h t)) counts two [m, h]
-  // dropout masks of 1 byte and, per head, a [s, s] dropout mask (1 byte) and dropout output
-  // (2 bytes) that tplab's block has not; tplab keeps LayerNorm's 1/std [m] twice, which the
-  // paper leaves out. Nothing else differs.
+/// tplab's kept elements of `scheme` at t ranks under `mode`, at 2 bytes an element.
+double kept_bytes_at_two_bytes(const char* scheme, int t, const BlockShape& s, Recompute mode) {
+  SchemeOptions options;
+  options.training.recompute = mode;
+  return 2.0 *
+         static_cast<double>(rank_cost(scheme, options, t, s, Workload::block).activation_elements);
+}
+
+TEST(Activations, OneDimensionalIsKorthikantisTable2InEveryRecomputeMode) {
+  // The mapping, at 2 bytes an element: Korthikanti keeps 1-byte dropout masks, two [m, h] for
+  // the sublayer outputs and per head a [s, s] for the probabilities, and the probabilities'
+  // dropout output D(P) (2 bytes); tplab keeps no mask (it draws each again from the counter)
+  // and forms D(P) again from the kept P in backward. tplab keeps LayerNorm's 1/std [m] twice,
+  // which the paper leaves out. Selective recomputes P, so its mask and D(P) go too; full
+  // keeps the input alone, as the paper's 2 s b h. Nothing else differs.
   for (const BlockShape& s : kShapes) {
     for (int t : {1, 2, 4}) {
       if (s.heads % t != 0) continue;
-      const double ours =
-          2.0 * static_cast<double>(rank_cost("1d", {}, t, s, Workload::block).activation_elements);
       const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
-      const double dropout = 2 * m * h + 3.0 * s.b * s.heads * s.s * s.s / t;
-      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d(s, t), ours + dropout - 4 * m);
+      const double output_masks = 2 * m * h;
+      const double probability_terms = 3.0 * s.b * s.heads * s.s * s.s / t;  // mask 1 + D(P) 2
+      const double layer_norm = 4 * m;
+      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d(s, t, Recompute::none),
+                       kept_bytes_at_two_bytes("1d", t, s, Recompute::none) + output_masks +
+                           probability_terms - layer_norm);
+      EXPECT_DOUBLE_EQ(
+          korthikanti_activation_bytes_1d(s, t, Recompute::selective),
+          kept_bytes_at_two_bytes("1d", t, s, Recompute::selective) + output_masks - layer_norm);
+      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d(s, t, Recompute::full),
+                       kept_bytes_at_two_bytes("1d", t, s, Recompute::full));
     }
   }
 }
 
-TEST(Activations, SequenceParallelIsKorthikantiWithoutDropout) {
+TEST(Activations, SequenceParallelIsKorthikantisTable2InEveryRecomputeMode) {
   // As for 1D, with every term split t ways: the two [m, h] dropout masks, and per head the
   // [s, s] dropout mask and output, are Korthikanti's and not tplab's; LayerNorm's 1/std [m/t]
-  // twice is tplab's alone.
+  // twice is tplab's alone. Full keeps the input's 1/t (the paper's one full row, 2 s b h,
+  // counts it whole).
   for (const BlockShape& s : kShapes) {
     for (int t : {1, 2, 4}) {
       if (s.heads % t != 0 || s.tokens() % t != 0) continue;
-      const double ours =
-          2.0 *
-          static_cast<double>(rank_cost("1d-sp", {}, t, s, Workload::block).activation_elements);
       const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
-      const double dropout = (2 * m * h + 3.0 * s.b * s.heads * s.s * s.s) / t;
-      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d_sp(s, t), ours + dropout - 4 * m / t);
+      const double output_masks = 2 * m * h / t;
+      const double probability_terms = 3.0 * s.b * s.heads * s.s * s.s / t;
+      const double layer_norm = 4 * m / t;
+      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d_sp(s, t, Recompute::none),
+                       kept_bytes_at_two_bytes("1d-sp", t, s, Recompute::none) + output_masks +
+                           probability_terms - layer_norm);
+      EXPECT_DOUBLE_EQ(
+          korthikanti_activation_bytes_1d_sp(s, t, Recompute::selective),
+          kept_bytes_at_two_bytes("1d-sp", t, s, Recompute::selective) + output_masks - layer_norm);
+      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d_sp(s, t, Recompute::full),
+                       kept_bytes_at_two_bytes("1d-sp", t, s, Recompute::full));
     }
   }
 }

@@ -26,7 +26,8 @@ DropoutMask BlockDropout::output_mask(DropoutSite site, DropoutDraw draw) const 
   if (keying_ == DropoutKeying::local) {
     return make_dropout_mask(options_, draw, site, b.rows, 0, b.cols, 0);
   }
-  return make_dropout_mask(options_, draw, site, place_.tokens, b.row0, place_.hidden, b.col0);
+  const std::int64_t row0 = place_.first_sequence * place_.sequence + b.row0;
+  return make_dropout_mask(options_, draw, site, row0 + b.rows, row0, place_.hidden, b.col0);
 }
 
 DropoutMask BlockDropout::probs_mask(DropoutDraw draw, std::int64_t batch0, std::int64_t head0,
@@ -38,7 +39,7 @@ DropoutMask BlockDropout::probs_mask(DropoutDraw draw, std::int64_t batch0, std:
     mask.heads_global = heads_local;
   } else {
     mask.heads_global = place_.heads;
-    mask.batch0 = batch0;
+    mask.batch0 = place_.first_sequence + batch0;
     mask.head0 = head0;
   }
   return mask;

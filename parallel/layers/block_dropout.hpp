@@ -23,12 +23,12 @@ const char* dropout_keying_name(DropoutKeying keying);
 
 /// Where this rank's part of the block lies in the global tensors the masks are drawn over.
 struct DropoutPlace {
-  BlockRange output;          ///< this rank's block of the [m, h] sublayer outputs ("y")
-  std::int64_t tokens = 0;    ///< m = b s
-  std::int64_t hidden = 0;    ///< h
-  std::int64_t sequence = 0;  ///< s
-  std::int64_t heads = 0;     ///< n, the global heads
-  int world_rank = 0;         ///< for DropoutKeying::rank_seed
+  BlockRange output;                ///< this rank's block of the [m, h] sublayer outputs ("y")
+  std::int64_t first_sequence = 0;  ///< the global sequence of the block's sequence 0
+  std::int64_t hidden = 0;          ///< h
+  std::int64_t sequence = 0;        ///< s
+  std::int64_t heads = 0;           ///< n, the global heads
+  int world_rank = 0;               ///< for DropoutKeying::rank_seed
 };
 
 /// The run's dropout for one block on one rank: the options, the draw it is at (set each step)

@@ -95,7 +95,7 @@ Tensor PreLnBlock::backward(const Tensor& dy) {
   Tensor dx = ln1_->backward(da);
   check_finite(device_, dx, "LN1 input gradient (backward)");
   device_.add_inplace(dx, dx1);
-  if (recompute_ == Recompute::full) forget();
+  forget();  // backward has read what forward kept: as autograd frees saved tensors
   return dx;
 }
 

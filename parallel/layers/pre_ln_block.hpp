@@ -19,7 +19,8 @@ namespace tplab {
 /// dropout on this rank's block of the sublayer's output (none without `dropout`), its mask
 /// drawn again in backward. With Recompute::full the block keeps only x: its sublayers let go
 /// of what they kept, and backward runs forward again, with the draw forward used, before
-/// walking back.
+/// walking back. Backward lets go of everything forward kept once it has read it, so that
+/// between steps a block holds its parameters and gradients alone.
 class PreLnBlock final : public ParallelModule {
  public:
   /// The block from its two LayerNorms and two sublayers.

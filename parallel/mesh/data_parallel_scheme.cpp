@@ -6,9 +6,14 @@
 
 namespace tplab {
 
-DataParallelScheme::DataParallelScheme(std::unique_ptr<Scheme> replica_scheme, int replicas,
+DataParallelScheme::DataParallelScheme(SchemeFactory make_replica,
+                                       const SchemeOptions& replica_options, int replicas,
                                        GradientBuckets buckets)
-    : replica_(std::move(replica_scheme)), replicas_(replicas), buckets_(buckets) {}
+    : make_replica_(std::move(make_replica)),
+      replica_options_(replica_options),
+      replica_(make_replica_(replica_options_)),
+      replicas_(replicas),
+      buckets_(buckets) {}
 
 std::string DataParallelScheme::shape_refusal(const BlockShape& shape) const {
   if (std::string why = batch_split_problem(shape, replicas_); !why.empty()) return why;
@@ -60,9 +65,13 @@ std::unique_ptr<ParallelModule> DataParallelScheme::make_module(Comm& world, Dev
                                                                 const BlockShape& shape,
                                                                 Workload workload,
                                                                 TensorMap parameters) const {
-  MeshComms comms = split_mesh(world, mesh(world.size()));
-  auto replica = replica_->make_module(*comms.replica, device, replica_shape(shape, replicas_),
-                                       workload, std::move(parameters));
+  const MeshLayout layout = mesh(world.size());
+  MeshComms comms = split_mesh(world, layout);
+  const BlockShape local = replica_shape(shape, replicas_);
+  SchemeOptions options = replica_options_;
+  options.training.first_sequence += layout.replica_of(world.rank()) * local.b;
+  auto replica = make_replica_(options)->make_module(*comms.replica, device, local, workload,
+                                                     std::move(parameters));
   return std::make_unique<DataParallelModule>(std::move(comms), std::move(replica), device,
                                               buckets_);
 }

@@ -2,6 +2,7 @@
 /// DataParallelScheme: D replicas of a tensor-parallel scheme, side by side on one mesh.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "mesh/mesh_layout.hpp"
@@ -14,12 +15,17 @@ namespace tplab {
 /// over sequences [r b/D, (r+1) b/D) of the batch, and after backward each rank's gradient
 /// shards are summed over its DP group (reduce_over_replicas), so every replica holds the
 /// gradient of the whole batch. The scheme's grid is split from the replica's communicator and
-/// never sees dp: a collective issued on the wrong group has one place to live.
+/// never sees dp: a collective issued on the wrong group has one place to live. Replica r's
+/// blocks draw their dropout masks for sequences from r b/D on (BlockTraining::first_sequence),
+/// as the single-device block draws them for the whole batch.
 class DataParallelScheme final : public Scheme {
  public:
-  /// `replicas` copies of `replica_scheme` (built with dp = 1), their gradients gathered as
-  /// `buckets` says.
-  DataParallelScheme(std::unique_ptr<Scheme> replica_scheme, int replicas, GradientBuckets buckets);
+  /// Builds the replicated scheme from its options.
+  using SchemeFactory = std::function<std::unique_ptr<Scheme>(const SchemeOptions&)>;
+  /// `replicas` copies of the scheme `make_replica` builds from `replica_options` (dp = 1),
+  /// their gradients gathered as `buckets` says.
+  DataParallelScheme(SchemeFactory make_replica, const SchemeOptions& replica_options, int replicas,
+                     GradientBuckets buckets);
 
   /// The replicated scheme's name: "1d", "2d", ...
   std::string name() const override { return replica_->name(); }
@@ -46,6 +52,8 @@ class DataParallelScheme final : public Scheme {
   MeshLayout mesh(int world_size) const { return {replicas_, world_size / replicas_}; }
 
  private:
+  SchemeFactory make_replica_;
+  SchemeOptions replica_options_;
   std::unique_ptr<Scheme> replica_;
   int replicas_;
   GradientBuckets buckets_;

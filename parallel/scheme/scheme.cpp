@@ -84,7 +84,7 @@ std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& 
   if (options.dp == 1) return entry.make(options);
   SchemeOptions replica = options;
   replica.dp = 1;
-  return std::make_unique<DataParallelScheme>(entry.make(replica), options.dp, options.dp_buckets);
+  return std::make_unique<DataParallelScheme>(entry.make, replica, options.dp, options.dp_buckets);
 }
 
 std::shared_ptr<BlockDropout> make_block_dropout(const Scheme& scheme,
@@ -95,7 +95,7 @@ std::shared_ptr<BlockDropout> make_block_dropout(const Scheme& scheme,
       scheme.placements(world_size, shape, Workload::block);
   const DropoutPlace place{
       find_placement(placements, "y").blocks.at(static_cast<std::size_t>(rank)),
-      shape.tokens(),
+      training.first_sequence,
       shape.h,
       shape.s,
       shape.heads,

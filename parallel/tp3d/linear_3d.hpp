@@ -55,11 +55,8 @@ class Linear3D {
   const Tensor& weight_grad() const { return weight_grad_; }
   /// The bias gradient shard (valid after backward).
   const Tensor& bias_grad() const { return bias_grad_; }
-  /// Lets go of the kept W~ (and of one on its way).
-  void forget() {
-    weight_gathered_ = Tensor();
-    prefetched_ = Tensor();
-  }
+  /// Lets go of the kept W~ (a prefetch on its way stays: the next forward takes it).
+  void forget() { weight_gathered_ = Tensor(); }
 
  private:
   Tensor gather_weight();

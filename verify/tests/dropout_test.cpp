@@ -1,7 +1,7 @@
 // Dropout and recomputation against the reference, at the world size of the mpiexec: every
-// scheme that runs there draws the reference's masks; the two keying bugs fail; recomputing
-// gives the same bits and keeps what the model says; backward replays forward's draw, and a
-// draw shifted by one step is caught.
+// scheme that runs there draws the reference's masks, and so do data-parallel replicas; the
+// keying bugs fail; recomputing gives the same bits and keeps what the model says; backward
+// replays forward's draw, and a draw shifted by one step is caught.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -97,6 +97,23 @@ TEST_F(Dropout, OneSeedForEveryShardFails) {
         run_verification(*world, device, config(scheme, DropoutKeying::local, Recompute::none));
     EXPECT_FALSE(r.pass) << scheme << ": every shard drawing the same mask went unnoticed";
   }
+}
+
+TEST_F(Dropout, DataParallelReplicasDrawTheirOwnSequencesMasks) {
+  if (world->size() % 2 != 0) GTEST_SKIP() << "two replicas need an even world";
+  for (Recompute mode : {Recompute::none, Recompute::full}) {
+    RunConfig c = config("1d", DropoutKeying::global, mode);
+    c.options.dp = 2;
+    const RunResult r = run_verification(*world, device, c);
+    EXPECT_TRUE(r.pass) << "dp=2 x 1d, recompute " << recompute_name(mode);
+  }
+  // one replica per rank, each drawing masks by the place in its own sequences: both replicas
+  // draw the first sequences' masks, the bug of a seed shared by data-parallel ranks
+  RunConfig c = config("1d", DropoutKeying::local, Recompute::none);
+  c.options.dp = world->size();
+  c.shape.b = 2 * world->size();
+  EXPECT_FALSE(run_verification(*world, device, c).pass)
+      << "replicas drawing the same masks went unnoticed";
 }
 
 TEST_F(Dropout, BackwardReplaysForwardsDrawAndAShiftedDrawDiffers) {
