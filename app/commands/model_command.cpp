@@ -180,6 +180,7 @@ void print_projection(const model::Projection& p, bool detail) {
   if (p.korthikanti_bytes)
     memory += fmt::format(" (Korthikanti {:.3f})", gib(*p.korthikanti_bytes));
   if (!p.fits_memory) memory += "  exceeds the device's memory";
+  memory.erase(memory.find_last_not_of(' ') + 1);
   fmt::print("  {:>5} {:<6} {:<9} {:>10.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>5.0f}% {:>9.3f} {}\n",
              p.gpus, p.scheme, p.grid, p.compute_s * 1e3, p.comm_s() * 1e3, p.comm_latency_s * 1e3,
              p.comm_bandwidth_s * 1e3, p.comm_share() * 100, p.step_s() * 1e3, memory);

@@ -76,19 +76,20 @@ struct DropoutDraw {
 /// attention probabilities of this rank's sequences and heads, or (one group) the block of
 /// an [m, h] activation this rank holds.
 struct DropoutMask {
-  std::uint32_t key0 = 0, key1 = 0;  ///< the seed's halves
-  std::uint32_t step = 0;            ///< counter word 2
-  std::uint32_t stream = 0;          ///< counter word 3: 4 layer + site
-  std::uint32_t threshold = 0;       ///< round(p 2^32): u below it is dropped
-  double scale = 1;                  ///< 1 / (1 - p), what a kept element is multiplied by
-  std::int64_t heads_local = 1;      ///< heads per group batch on this rank
-  std::int64_t heads_global = 1;     ///< heads of the global tensor
-  std::int64_t batch0 = 0;           ///< the global batch of group 0
-  std::int64_t head0 = 0;            ///< the global head of group 0
-  std::int64_t rows_global = 0;      ///< rows of one global group
-  std::int64_t row0 = 0;             ///< the global row of local row 0
-  std::int64_t cols_global = 0;      ///< columns of the global tensor
-  std::int64_t col0 = 0;             ///< the global column of local column 0
+  std::uint32_t key0 = 0;         ///< the seed's low half
+  std::uint32_t key1 = 0;         ///< the seed's high half
+  std::uint32_t step = 0;         ///< counter word 2
+  std::uint32_t stream = 0;       ///< counter word 3: 4 layer + site
+  std::uint32_t threshold = 0;    ///< round(p 2^32): u below it is dropped
+  double scale = 1;               ///< 1 / (1 - p), what a kept element is multiplied by
+  std::int64_t heads_local = 1;   ///< heads per group batch on this rank
+  std::int64_t heads_global = 1;  ///< heads of the global tensor
+  std::int64_t batch0 = 0;        ///< the global batch of group 0
+  std::int64_t head0 = 0;         ///< the global head of group 0
+  std::int64_t rows_global = 0;   ///< rows of one global group
+  std::int64_t row0 = 0;          ///< the global row of local row 0
+  std::int64_t cols_global = 0;   ///< columns of the global tensor
+  std::int64_t col0 = 0;          ///< the global column of local column 0
 
   /// The global row-major index of local element (g, r, c).
   TPLAB_HOST_DEVICE std::int64_t global_index(std::int64_t g, std::int64_t r,

@@ -119,7 +119,7 @@ TEST(ChecksFail, AVerdictThatArrivesAsNanFailsTheRun) {
   if (world->rank() == 0) {
     EXPECT_FALSE(r.pass);
     ASSERT_EQ(r.checker_faults.size(), 1u);
-    EXPECT_EQ(r.checker_faults.front(), "rank 0's verdict arrived as nan 1 0 -1 1");
+    EXPECT_EQ(r.checker_faults.front(), "rank 0's verdict arrived as nan 1 0 -1 1 1");
   } else {
     EXPECT_TRUE(r.pass) << "this rank's copy of the verdicts arrived intact";
   }
