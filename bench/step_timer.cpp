@@ -92,6 +92,37 @@ Spread time_reference(const StepConfig& config, const verify::HostArrays& inputs
   return spread_of(samples);
 }
 
+/// One more step of `module`, untimed, measured: what the rank holds by kind, beside the cost
+/// model's. x is a copy of the step's own, so that only the module holds it once forward has
+/// run. Collective.
+verify::MemoryBreakdown measure_memory(Comm& world, Device& device, const StepConfig& config,
+                                       ParallelModule& module, const verify::RankShards& shards) {
+  const model::RankCost cost =
+      model::rank_cost(config.scheme, config.options, world.size(), config.shape, Workload::block);
+  const auto bytes = [&](std::int64_t elements) {
+    return elements * static_cast<std::int64_t>(dtype_size(config.dtype));
+  };
+  Tensor x = device.empty(shards.x.extents(), shards.x.dtype());
+  device.copy(shards.x, x);
+  device.synchronize();
+  device.allocations().reset_peak();
+  const verify::KeptBytesProbe probe(device, x);
+  Tensor y = module.forward(x);
+  y = Tensor();
+  x = Tensor();
+  const auto kept = static_cast<std::int64_t>(probe.kept_bytes());
+  module.backward(shards.dy);
+  device.synchronize();
+  verify::MemoryBreakdown memory;
+  memory.parameters = {verify::tensor_bytes(shards.parameters), bytes(cost.parameter_elements)};
+  memory.gradients = {verify::tensor_bytes(module.gradients()), bytes(cost.parameter_elements)};
+  memory.optimizer = {0, 0};
+  memory.activations = {kept, bytes(cost.activation_elements_of(world.rank()))};
+  memory.peak_allocated = static_cast<std::int64_t>(device.allocations().peak_bytes());
+  memory.peak_resident = peak_resident_bytes();
+  return verify::largest_over_ranks(world, memory);
+}
+
 }  // namespace
 
 double step_bytes_per_rank(const StepConfig& config, int world_size, int modules) {
@@ -181,6 +212,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
       static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak_resident_bytes())));
   t.peak_memory_from_start = max_over_ranks(world, reset ? 0.0 : 1.0) > 0;
   t.cpu_share = -max_over_ranks(world, -cpu_seconds / wall_seconds);  // the smallest share
+  t.memory = measure_memory(world, device, config, *module, shards);
   return t;
 }
 

@@ -10,6 +10,7 @@
 
 #include "comm/comm.hpp"
 #include "device/device.hpp"
+#include "memory_breakdown.hpp"
 #include "scheme/scheme.hpp"
 
 namespace tplab::bench {
@@ -83,6 +84,11 @@ struct StepTiming {
   std::int64_t peak_memory_bytes = 0;
   /// Whether peak_memory_bytes counts from the start of the process (the kernel refused the reset).
   bool peak_memory_from_start = false;
+  /// The rank's memory by kind, measured on the device in one more step after the timed ones,
+  /// beside the cost model's: parameters, gradients, what forward keeps (no optimizer runs
+  /// here, so its state is 0), the allocator's peak in that step and VmHWM; the largest of any
+  /// rank.
+  verify::MemoryBreakdown memory;
   /// The smallest share of a core any rank got during the timed steps (CPU time over wall
   /// time). About 1 on a quiet machine; cores/ranks when oversubscribed; lower when other
   /// processes were running, and then the times are not the scheme's.

@@ -279,6 +279,41 @@ double training_bytes_per_rank(const TrainConfig& config) {
   return 2.0 * reference;
 }
 
+namespace {
+
+/// What the rank holds after training, by kind, beside what its shards' placements and the
+/// optimizer's rule say it holds (module comment of TrainResult::memory). Collective.
+verify::MemoryBreakdown training_memory(Comm& world, Device& device, const TrainConfig& config,
+                                        const gpt::GptModel& model,
+                                        const ShardedOptimizer& optimizer,
+                                        const std::vector<TensorPlacement>& placements,
+                                        std::int64_t kept) {
+  std::int64_t elements = 0;  // of this rank's parameter shards, as the placements cut them
+  for (const auto& [name, tensor] : model.parameters()) {
+    const Extents local = find_placement(placements, name).local_extents(world.rank());
+    std::int64_t n = 1;
+    for (std::int64_t e : local) n *= e;
+    elements += n;
+  }
+  const auto size = static_cast<std::int64_t>(dtype_size(config.dtype));
+  const auto master = static_cast<std::int64_t>(dtype_size(master_dtype(config.dtype)));
+  // AdamW: two moments per element in the master dtype; bf16: the f32 masters besides
+  const std::int64_t optimizer_model =
+      (config.optimizer.kind == OptimizerKind::adamw ? 2 * elements * master : 0) +
+      (master != size ? elements * master : 0);
+  verify::MemoryBreakdown memory;
+  memory.parameters = {verify::tensor_bytes(model.parameters()), elements * size};
+  memory.gradients = {verify::tensor_bytes(model.gradients()), elements * size};
+  memory.optimizer = {
+      verify::tensor_bytes(optimizer.state()) + verify::tensor_bytes(optimizer.masters()),
+      optimizer_model};
+  memory.activations = {kept, std::nullopt};
+  memory.peak_allocated = static_cast<std::int64_t>(device.allocations().peak_bytes());
+  return verify::largest_over_ranks(world, memory);
+}
+
+}  // namespace
+
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
                          const std::function<void(const TrainResult&)>& on_step) {
   // Decide everything that can fail before the first collective, on every rank alike.
@@ -327,6 +362,8 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   result.tolerance = loss_tolerance(config.dtype, config.optimizer.kind);
   std::vector<std::uint64_t> loss_bits;
   CpuDevice host;
+  std::int64_t kept = 0;
+  device.allocations().reset_peak();
   for (std::int64_t step = 0; step < config.steps; ++step) {
     const Batch batch = synthetic_batch(shape, config.seed, step);
     const Batch mine = replica_batch(batch, token0, replica_m);
@@ -336,6 +373,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     const auto start = Clock::now();
     const std::vector<double> losses =
         model.forward_backward(mine.ids, mine.targets, static_cast<std::uint32_t>(step));
+    kept = std::max(kept, model.kept_bytes());
     // bf16 gradients widened to the masters' f32 before they are reduced, measured and
     // clipped, as Megatron-LM's bf16 optimizer keeps them (its main_grad)
     const TensorMap gradients = converted(device, model.gradients(), master_dtype(config.dtype));
@@ -370,6 +408,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     if (on_step) on_step(result);
   }
   result.loss_hash = fnv1a(loss_bits);
+  result.memory = training_memory(world, device, config, model, optimizer, placements, kept);
   result.replicas_differ = check_replicas(world, device, model.parameters(), placements, result);
   if (result.replicas_differ.empty() && !optimizer.masters().empty()) {
     // bf16's f32 masters are the training's state: their replicas must agree too (the same on
@@ -450,6 +489,7 @@ nlohmann::json to_json(const TrainResult& r) {
       {"steps_planned", c.steps},
       {"steps", steps}};
   j.update(block_training_json(c.options.training));
+  j["memory"] = verify::to_json(r.memory);
   return j;
 }
 

@@ -14,6 +14,7 @@
 #include "divergence.hpp"
 #include "gpt/gpt_shape.hpp"
 #include "loss_tolerance.hpp"
+#include "memory_breakdown.hpp"
 #include "optim/sharded_optimizer.hpp"
 #include "scheme/scheme.hpp"
 
@@ -69,6 +70,12 @@ struct TrainResult {
   std::uint64_t loss_hash = 0;         ///< FNV-1a of the bits of the loss curve
   std::uint64_t parameter_hash = 0;    ///< FNV-1a of every rank's final parameter shards' hashes
   std::optional<Divergence> diverged;  ///< where both curves diverged (divergence.hpp), if they did
+  /// The rank's memory by kind after the last step, the largest of any rank: parameters,
+  /// gradients and optimizer state beside what the placements and the optimizer's rule say
+  /// they hold; what the steps kept for backward (GptModel::kept_bytes, the most of any step;
+  /// no model: the embedding, head and loss keep tensors the block's model does not count);
+  /// the allocator's peak over the run.
+  verify::MemoryBreakdown memory;
   /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
   /// and the training did not diverge.
   bool pass = false;

@@ -155,6 +155,7 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
                                {"exposed_ms_on", overlap->exposed_on.median * 1e3}};
   }
   j.update(block_training_json(t.config.options.training));
+  j["memory"] = verify::to_json(t.memory);
   if (recompute) j["recompute_comparison"] = recompute_json(*recompute);
   if (reference) {
     j["reference_step_ms"] = reference->median * 1e3;
@@ -202,6 +203,15 @@ void print_run(const bench::StepTiming& t, const std::string& mode,
         config.repeats, overlap->exposed_off.median * 1e3, overlap->exposed_on.median * 1e3,
         overlap->step_off.median * 1e3, overlap->step_on.median * 1e3);
   }
+  const verify::MemoryBreakdown& m = t.memory;
+  const auto mib = [](std::int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
+  fmt::print(
+      "memory per rank (the largest, measured on the device; the model's in brackets): "
+      "parameters {:.2f} MiB [{:.2f}], gradients {:.2f} [{:.2f}], kept for backward {:.2f} "
+      "[{:.2f}]; allocator peak in a step {:.2f} MiB, process peak (VmHWM) {:.1f} MiB\n",
+      mib(m.parameters.measured), mib(m.parameters.model.value_or(0)), mib(m.gradients.measured),
+      mib(m.gradients.model.value_or(0)), mib(m.activations.measured),
+      mib(m.activations.model.value_or(0)), mib(m.peak_allocated), mib(m.peak_resident));
   if (recompute) {
     fmt::print(
         "recomputation, medians of {} steps of each mode in turn (bytes: the rank that "

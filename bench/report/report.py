@@ -341,6 +341,41 @@ def bytes_plot(runs, out):
     plt.close(fig)
 
 
+MEMORY_KINDS = ("parameters", "gradients", "optimizer", "activations")
+
+
+def memory_plot(runs, out):
+    """Each run's memory per rank by kind, measured on the device (stacked), the cost model's
+    total of the same kinds beside it (a black bar), and the allocator's peak in a step."""
+    measured = [r for r in runs if r.get("memory")]
+    measured.sort(key=lambda r: (r.get("mode", ""), scheme_key(r["scheme"]), r["np"]))
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.55 * len(measured) + 2) + 2.2, 4.8))
+    for x, r in enumerate(measured):
+        memory, bottom = r["memory"], 0.0
+        for k, kind in enumerate(MEMORY_KINDS):
+            mib = memory[kind]["measured"] / 2**20
+            ax.bar(x - 0.18, mib, 0.36, bottom=bottom, color=f"C{k}", edgecolor="black",
+                   linewidth=0.4, label=kind if x == 0 else None)
+            bottom += mib
+        models = [memory[kind]["model"] for kind in MEMORY_KINDS]
+        if all(m is not None for m in models):
+            ax.bar(x + 0.18, sum(models) / 2**20, 0.36, color="0.25",
+                   label="model (same kinds)" if x == 0 else None)
+        ax.plot(x, memory["peak_allocated"] / 2**20, "v", color="black",
+                label="allocator peak in a step" if x == 0 else None)
+    ax.set_xticks(range(len(measured)))
+    ax.set_xticklabels([f"{r['scheme']}\n{r.get('mode', '')} p={r['np']}" for r in measured],
+                       fontsize=7)
+    ax.set_ylabel("MiB per rank (the largest)")
+    ax.set_title("Memory per rank by kind: measured on the device, the model beside it",
+                 fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    save_figure(fig, out)
+    plt.close(fig)
+
+
 def size_label(b):
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if b >= scale:
@@ -724,6 +759,10 @@ def write_report(records, rows, out_dir, inputs, traces=()):
         comm_share_plot(runs, os.path.join(out_dir, "comm_share.png"))
         bytes_plot(runs, os.path.join(out_dir, "bytes.png"))
         made += ["efficiency.png", "throughput.png", "comm_share.png", "bytes.png"]
+        with_memory = any(r.get("memory") for r in runs)
+        if with_memory:
+            memory_plot(runs, os.path.join(out_dir, "memory.png"))
+            made.append("memory.png")
         has_model = any(r.get("model_bytes_per_rank") is not None for r in runs)
         md += ["## Scaling", "",
                "Step: the block's forward + backward, median of the repeats after warm-up, the "
@@ -740,8 +779,16 @@ def write_report(records, rows, out_dir, inputs, traces=()):
                "bytes). " + ("The cost model's prediction is plotted against it." if has_model else
                              "The inputs carry no cost-model values (`model_bytes_per_rank` is "
                              "null), so the measured bytes stand alone."), "",
-               "![bytes per rank](bytes.png)", "",
-               markdown_table(SUMMARY_COLUMNS, summary_rows(runs)), ""]
+               "![bytes per rank](bytes.png)", ""]
+        if with_memory:
+            md += ["Memory: what each rank holds, by kind, measured on the device in one more "
+                   "step after the timed ones (the tensors' own bytes: parameters, their "
+                   "gradients, what forward keeps for backward; no optimizer runs in a bench "
+                   "step), the cost model's total of the same kinds beside it, and the "
+                   "allocator's high-water mark in that step, which adds what the step "
+                   "allocates for a while. `--recompute` changes the kept part.", "",
+                   "![memory per rank](memory.png)", ""]
+        md += [markdown_table(SUMMARY_COLUMNS, summary_rows(runs)), ""]
     if pairs:
         data_parallel_plot(pairs, os.path.join(out_dir, "data_parallel.png"), cores)
         made.append("data_parallel.png")

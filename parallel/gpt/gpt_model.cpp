@@ -6,7 +6,7 @@ namespace tplab::gpt {
 
 GptModel::GptModel(Comm& world, Device& device, const Scheme& scheme, const GptLayout& layout,
                    const GptShape& shape, TensorMap parameters, std::int64_t vocab_in_use)
-    : parameters_(std::move(parameters)) {
+    : device_(device), parameters_(std::move(parameters)) {
   validate_gpt(scheme, layout, world.size(), shape);
   parts_ = layout.make_parts(world, device, shape, parameters_);
   if (vocab_in_use >= 0 && vocab_in_use < shape.vocab) parts_.loss->mask_ids_from(vocab_in_use);
@@ -24,6 +24,7 @@ GptModel::GptModel(Comm& world, Device& device, const Scheme& scheme, const GptL
 std::vector<double> GptModel::forward_backward(std::span<const std::int64_t> ids,
                                                std::span<const std::int64_t> targets,
                                                std::uint32_t step) {
+  const std::size_t live = device_.allocations().live_bytes();
   Tensor x = parts_.embedding->forward(ids);
   for (std::size_t l = 0; l < blocks_.size(); ++l) {
     blocks_[l]->set_dropout_draw({step, static_cast<std::uint32_t>(l)});
@@ -31,6 +32,9 @@ std::vector<double> GptModel::forward_backward(std::span<const std::int64_t> ids
   }
   const Tensor logits = parts_.head->forward(parts_.final_norm->forward(x));
   std::vector<double> losses = parts_.loss->forward(logits, targets);
+  x = Tensor();  // the last block's output: LN_f keeps what it needs of it
+  kept_bytes_ = static_cast<std::int64_t>(device_.allocations().live_bytes()) -
+                static_cast<std::int64_t>(live);
 
   Tensor dx = parts_.final_norm->backward(parts_.head->backward(parts_.loss->backward()));
   for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) {

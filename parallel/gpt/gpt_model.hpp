@@ -45,11 +45,17 @@ class GptModel {
   const BlockRange& loss_block() const { return parts_.loss->block(); }
   /// True on one rank of each group that shares logits rows: its losses are the ones to count.
   bool counts_loss() const { return parts_.loss->vocab_group().rank() == 0; }
+  /// The bytes the last forward_backward() held for its backward once forward and the loss had
+  /// run: the device's live storage then, less what was live when it started (the blocks'
+  /// kept tensors, the embedding's and the head's, the logits and the loss's).
+  std::int64_t kept_bytes() const { return kept_bytes_; }
 
  private:
+  Device& device_;
   GptParts parts_;
   std::vector<std::unique_ptr<ParallelModule>> blocks_;
   TensorMap parameters_;
+  std::int64_t kept_bytes_ = 0;
 };
 
 }  // namespace tplab::gpt

@@ -86,6 +86,7 @@ def check_scaling(path, schemes, nps, modes):
         tokens = s["b"] * s["s"]
         assert close(r["tokens_per_s"], tokens / (r["step_ms"] * 1e-3)), r
         assert r["peak_mem_bytes"] > 0, r
+        check_memory(r)
         assert r["oversubscribed"] == (r["np"] > os.cpu_count()), r
         assert 0 < r["cpu_share"] <= 1.5, r
         assert r["contended"] == (not r["oversubscribed"] and r["cpu_share"] < 0.9), r
@@ -112,6 +113,17 @@ def check_scaling(path, schemes, nps, modes):
     check_data_parallel_efficiency(runs)
     check_mfu(document)
     print(f"ok: {len(runs)} runs, efficiency, shares, throughput and MFU consistent")
+
+
+def check_memory(r):
+    """The memory a bench step measured on the device equals the cost model's, kind by kind
+    (no optimizer runs: its state is 0), and the allocator's peak holds all of it."""
+    memory = r["memory"]
+    for kind in ("parameters", "gradients", "optimizer", "activations"):
+        assert memory[kind]["measured"] == memory[kind]["model"], (kind, memory)
+    held = sum(memory[kind]["measured"] for kind in ("parameters", "gradients", "activations"))
+    assert memory["parameters"]["measured"] > 0 and memory["peak_allocated"] >= held, memory
+    assert memory["peak_resident"] > 0, memory
 
 
 def check_mfu(document):

@@ -44,6 +44,16 @@ def main():
             problems.append(f"mfu {run.get('mfu')} is not {want} from its steps and peak")
     if run.get("dtype") == "bf16" and "bf16 GEMM " not in run.get("device", ""):
         problems.append(f"a bf16 run without its products' path: {run.get('device')}")
+    memory = run.get("memory", {})
+    for kind in ("parameters", "gradients", "optimizer"):
+        if memory.get(kind, {}).get("measured") != memory.get(kind, {}).get("model", -1):
+            problems.append(f"memory: {kind} {memory.get(kind)} differs from its model")
+    if not memory.get("activations", {}).get("measured", 0) > 0:
+        problems.append(f"memory: no activations kept {memory.get('activations')}")
+    held = sum(memory.get(k, {}).get("measured", 0) for k in ("parameters", "gradients",
+                                                              "optimizer"))
+    if not memory.get("peak_allocated", 0) >= held:
+        problems.append(f"memory: the allocator's peak is below what the rank holds: {memory}")
     if not run.get("pass") or not run.get("replicas_identical"):
         problems.append("the run did not pass")
     if run.get("failures"):
