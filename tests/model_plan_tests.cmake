@@ -15,6 +15,12 @@ set_tests_properties(cli.model_plan_plot PROPERTIES DEPENDS cli.model_plan)
 tplab_cli_test(model_plan_json ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_plan_json.py
                ${plan_json} ${plan_png})
 set_tests_properties(cli.model_plan_json PROPERTIES DEPENDS "cli.model_plan;cli.model_plan_plot")
+# Recomputation decides what fits: on 40 GiB devices selective recomputation lets a shallower,
+# faster pipeline fit than keeping everything does.
+tplab_cli_test(model_plan_memory_bound ${expect} 0 "^  best: DP 2 x TP 4 x PP 16 with 1d" --
+               ${tplab_bin} model --plan --memory-gib 40)
+tplab_cli_test(model_plan_recompute ${expect} 0 "^  best: DP 4 x TP 4 x PP 8 with 1d" --
+               ${tplab_bin} model --plan --memory-gib 40 --recompute selective)
 tplab_cli_test(model_plan_out_of_memory ${expect} 0 "^  best: none: no layout fits in 4.0 GiB" --
                ${tplab_bin} model --plan --memory-gib 4)
 tplab_cli_test(model_plan_plot_bad_input ${expect} 2 "/dev/null: not JSON" -- ${Python3_EXECUTABLE}

@@ -74,7 +74,7 @@ struct TrainResult {
   /// gradients and optimizer state beside what the placements and the optimizer's rule say
   /// they hold; what the steps kept for backward (GptModel::kept_bytes, the most of any step;
   /// no model: the embedding, head and loss keep tensors the block's model does not count);
-  /// the allocator's peak over the run.
+  /// the allocator's peak over the run (the launcher adds the process's, VmHWM).
   verify::MemoryBreakdown memory;
   /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
   /// and the training did not diverge.

@@ -19,6 +19,7 @@
 #include "mpi_command.hpp"
 #include "option_checks.hpp"
 #include "plan/gpt_model.hpp"
+#include "process_resources.hpp"
 #include "scheme/scheme_registry.hpp"
 #include "trace_option.hpp"
 #include "trainer.hpp"
@@ -277,7 +278,7 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
   const train::TrainConfig config = make_config(o);
   train::validate_training(w.comm.size(), config);
   if (rank == 0) print_header(config, w);
-  const train::TrainResult result =
+  train::TrainResult result =
       train::run_training(w.comm, w.device, config, [&](const train::TrainResult& so_far) {
         if (rank != 0) return;
         const train::StepRecord& s = so_far.steps.back();
@@ -290,6 +291,10 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
         std::fflush(stdout);
         w.keep_progress([&] { return nlohmann::json::array({train::to_json(so_far)}); });
       });
+  // the process's peak resident memory beside the allocator's: the CPU's cross-check
+  verify::MemoryBreakdown resident;
+  resident.peak_resident = bench::peak_resident_bytes();
+  result.memory.peak_resident = verify::largest_over_ranks(w.comm, resident).peak_resident;
   if (rank == 0) print_result(result);
   nlohmann::json record = train::to_json(result);
   record["device"] = w.device.description();

@@ -74,7 +74,8 @@ nlohmann::json request_json(const PlanRequest& r) {
             {"bytes_per_element", r.hardware.bytes_per_element},
             {"adam_state_bytes_per_parameter", kAdamStateBytesPerParameter},
             {"schedule", "1F1B"},
-            {"overlap", false}}}};
+            {"overlap", false},
+            {"recompute", recompute_name(r.scheme_options.training.recompute)}}}};
 }
 
 }  // namespace

@@ -52,6 +52,8 @@ def main():
         problems.append(f"memory: no activations kept {memory.get('activations')}")
     held = sum(memory.get(k, {}).get("measured", 0) for k in ("parameters", "gradients",
                                                               "optimizer"))
+    if not memory.get("peak_resident", 0) > 0:
+        problems.append(f"memory: no process peak (VmHWM) {memory}")
     if not memory.get("peak_allocated", 0) >= held:
         problems.append(f"memory: the allocator's peak is below what the rank holds: {memory}")
     if not run.get("pass") or not run.get("replicas_identical"):
