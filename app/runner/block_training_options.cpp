@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "option_checks.hpp"
 
 namespace tplab::app {
 
@@ -28,14 +29,11 @@ void add_block_training_options(CLI::App& command, BlockTrainingOptions& o) {
                   "P: dropout on the attention probabilities and on each sublayer's output, "
                   "masks drawn from Philox keyed by (seed, step, layer, site, the element's "
                   "global place), so every rank draws the single-device masks")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            const double p = std::stod(text);
-            return p >= 0 && p < 1 ? "" : "a probability in [0, 1): 1 would drop everything";
-          },
-          "in [0, 1)"))
+      ->check(dropout_probability_check())
       ->capture_default_str();
-  command.add_option("--dropout-seed", o.dropout_seed, "the masks' seed")->capture_default_str();
+  command.add_option("--dropout-seed", o.dropout_seed, "the masks' seed")
+      ->check(seed_check())
+      ->capture_default_str();
   command
       .add_option("--dropout-keying", o.keying,
                   "global (right); rank-seed (each rank seeds its own masks) or local (masks by "

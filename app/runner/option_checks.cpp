@@ -32,6 +32,21 @@ CLI::Validator seed_check() {
       "0..2^64-1", "seed");
 }
 
+CLI::Validator dropout_probability_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double p = -1;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, p);
+        if (!text.empty() && error == std::errc() && stop == end && p >= 0 && p < 1) return {};
+        return fmt::format(
+            "'{}' is not a dropout probability: give a number in [0, 1) (0: no dropout; 1 would "
+            "drop every element)",
+            text);
+      },
+      "0<=P<1", "probability");
+}
+
 CLI::Validator timeout_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -10,6 +10,10 @@ namespace tplab::app {
 /// number past 2^64 into 2^64 - 1, so different seeds would silently run the same problem.
 CLI::Validator seed_check();
 
+/// A --dropout: a number in [0, 1), written whole ("0.1", "1e-2"; not "abc", "nan", "1e400" or
+/// "0.5x").
+CLI::Validator dropout_probability_check();
+
 /// A --timeout: whole seconds, at least 1 (0 or less would end every job at once).
 CLI::Validator timeout_check();
 
