@@ -8,18 +8,6 @@
 
 namespace tplab {
 
-const char* dropout_site_name(DropoutSite site) {
-  switch (site) {
-    case DropoutSite::attention_probs:
-      return "attention probabilities";
-    case DropoutSite::attention_output:
-      return "attention output";
-    case DropoutSite::mlp_output:
-      return "MLP output";
-  }
-  return "?";
-}
-
 DropoutMask make_dropout_mask(const DropoutOptions& options, DropoutDraw draw, DropoutSite site,
                               std::int64_t rows_global, std::int64_t row0, std::int64_t cols_global,
                               std::int64_t col0) {

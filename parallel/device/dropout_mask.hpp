@@ -58,9 +58,6 @@ enum class DropoutSite : std::uint32_t {
   mlp_output = 2
 };
 
-/// The name of a site, as reports print it.
-const char* dropout_site_name(DropoutSite site);
-
 /// Which draw: the training step and the block's layer (verify draws step 0, layer 0).
 struct DropoutDraw {
   std::uint32_t step = 0;                               ///< training step

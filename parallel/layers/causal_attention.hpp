@@ -41,8 +41,6 @@ class CausalAttention {
   void backward(const Tensor& dctx, Tensor& dq, Tensor& dk, Tensor& dv);
   /// Lets go of what forward kept (a block that recomputes everything keeps none of it).
   void forget();
-  /// Moves the core to sequences from `batch0` (3D's window, known once it is built).
-  void set_first_sequence(std::int64_t batch0) { dropout_.batch0 = batch0; }
 
  private:
   Tensor split(const Tensor& x);
