@@ -106,11 +106,8 @@ verify::MemoryBreakdown measure_memory(Comm& world, Device& device, const StepCo
   device.copy(shards.x, x);
   device.synchronize();
   device.allocations().reset_peak();
-  const verify::KeptBytesProbe probe(device, x);
-  Tensor y = module.forward(x);
-  y = Tensor();
-  x = Tensor();
-  const auto kept = static_cast<std::int64_t>(probe.kept_bytes());
+  const auto kept =
+      static_cast<std::int64_t>(verify::forward_and_measure_kept(device, module, std::move(x)));
   module.backward(shards.dy);
   device.synchronize();
   verify::MemoryBreakdown memory;
@@ -284,13 +281,8 @@ RecomputeComparison compare_recompute(Comm& world, Device& device, const StepCon
                         step_args(series, i, i >= config.warmup));
       device.allocations().reset_peak();
       const std::size_t before = device.allocations().live_bytes();
-      const verify::KeptBytesProbe probe(device, x);
       const auto start = Clock::now();
-      Tensor y = blocks[k]->forward(x);
-      device.synchronize();
-      y = Tensor();
-      x = Tensor();
-      const std::size_t kept = probe.kept_bytes();
+      const std::size_t kept = verify::forward_and_measure_kept(device, *blocks[k], std::move(x));
       blocks[k]->backward(shards.dy);
       device.synchronize();
       const double step = seconds_since(start);

@@ -226,22 +226,17 @@ HostArrays make_run_inputs(const RunConfig& config, Workload workload) {
   return inputs;
 }
 
-}  // namespace
-
-namespace {
-
-/// The same run with Recompute::none, from the same inputs: the first of this rank's outputs
-/// and gradients whose bits differ from `got` (the recomputing run's), or empty when none does.
-/// Collective over `world`.
+/// The same block with Recompute::none, on the run's `inputs` cut by its `placements`: the
+/// first of this rank's outputs and gradients whose bits differ from `got` (the recomputing
+/// run's), or empty when none does. Collective over `world`.
 std::string first_bitwise_difference(Comm& world, Device& device, const RunConfig& config,
+                                     const HostArrays& inputs,
+                                     const std::vector<TensorPlacement>& placements,
                                      const std::map<std::string, std::vector<double>>& got) {
   SchemeOptions keeping = config.options;
   keeping.training.recompute = Recompute::none;
   const auto scheme = make_scheme(config.scheme, keeping);
-  const HostArrays inputs = make_run_inputs(config, Workload::block);
-  RankShards mine = shard_for_rank(device, inputs,
-                                   scheme->placements(world.size(), config.shape, Workload::block),
-                                   world.rank(), config.dtype);
+  RankShards mine = shard_for_rank(device, inputs, placements, world.rank(), config.dtype);
   auto module =
       scheme->make_module(world, device, config.shape, Workload::block, std::move(mine.parameters));
   std::map<std::string, std::vector<double>> kept{
@@ -320,7 +315,8 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   outputs.emplace("dx", dx);
   for (const auto& [name, tensor] : outputs) got.emplace(name, read_back(device, tensor));
   if (config.options.training.recompute != Recompute::none && !config.exact) {
-    result.recompute_first_difference = first_bitwise_difference(world, device, config, got);
+    result.recompute_first_difference =
+        first_bitwise_difference(world, device, config, inputs, placements, got);
   }
 
   // Compare shards locally, then let every rank merge every rank's findings.

@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "device/device.hpp"
+#include "scheme/parallel_module.hpp"
 
 namespace tplab::verify {
 
@@ -26,5 +27,10 @@ class KeptBytesProbe {
   const Device& device_;
   std::size_t before_;  ///< live bytes before forward, less x's
 };
+
+/// Runs `module`'s forward on `x`, which the caller hands over with no other handle to it (a
+/// whole allocation of `device`), lets go of x and of the output once the device is done, and
+/// returns what the module keeps for backward, as KeptBytesProbe measures it.
+std::size_t forward_and_measure_kept(Device& device, ParallelModule& module, Tensor x);
 
 }  // namespace tplab::verify

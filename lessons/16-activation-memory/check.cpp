@@ -76,11 +76,9 @@ std::int64_t measured_kept_elements(Lesson& lesson, const Case& c) {
       scheme->placements(lesson.size(), c.shape, Workload::block), lesson.rank(), DType::f64);
   auto block = scheme->make_module(lesson.world(), lesson.device(), c.shape, Workload::block,
                                    std::move(mine.parameters));
-  const verify::KeptBytesProbe probe(lesson.device(), mine.x);
-  Tensor y = block->forward(mine.x);
-  y = Tensor();
-  mine.x = Tensor();
-  return static_cast<std::int64_t>(probe.kept_bytes() / dtype_size(DType::f64));
+  const std::size_t kept =
+      verify::forward_and_measure_kept(lesson.device(), *block, std::move(mine.x));
+  return static_cast<std::int64_t>(kept / dtype_size(DType::f64));
 }
 
 /// What a wrong count most likely missed, from its difference with the measured one.

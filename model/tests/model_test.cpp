@@ -276,62 +276,50 @@ TEST(Parameters, EqualWhatThePlacementsGiveEveryRank) {
 // ---- activations against Korthikanti et al.
 // --------------------------------------------------------
 
-/// tplab's kept elements of `scheme` at t ranks under `mode`, at 2 bytes an element.
-double kept_bytes_at_two_bytes(const char* scheme, int t, const BlockShape& s, Recompute mode) {
-  SchemeOptions options;
-  options.training.recompute = mode;
-  return 2.0 *
-         static_cast<double>(rank_cost(scheme, options, t, s, Workload::block).activation_elements);
+/// Korthikanti et al.'s Table 2 against tplab's kept elements at 2 bytes an element, for 1D
+/// (`sequence_parallel` false) or 1d-sp, in every recompute mode, at every shape and t that
+/// splits it. The mapping: Korthikanti keeps 1-byte dropout masks, two [m, h] for the sublayer
+/// outputs and per head a [s, s] for the probabilities, and the probabilities' dropout output
+/// D(P) (2 bytes); tplab keeps no mask (it draws each again from the counter) and forms D(P)
+/// again from the kept P in backward. tplab keeps LayerNorm's 1/std [m] twice, which the paper
+/// leaves out. Selective recomputes P, so its mask and D(P) go too; full keeps the input alone.
+/// Sequence parallelism splits the masks of the outputs and LayerNorm's rows t ways, and full's
+/// input (the paper's one full row, 2 s b h, counts it whole). Nothing else differs.
+void expect_table2(bool sequence_parallel) {
+  const char* scheme = sequence_parallel ? "1d-sp" : "1d";
+  const auto paper =
+      sequence_parallel ? korthikanti_activation_bytes_1d_sp : korthikanti_activation_bytes_1d;
+  for (const BlockShape& s : kShapes) {
+    for (int t : {1, 2, 4}) {
+      if (s.heads % t != 0 || (sequence_parallel && s.tokens() % t != 0)) continue;
+      const auto ours = [&](Recompute mode) {
+        SchemeOptions options;
+        options.training.recompute = mode;
+        return 2.0 * static_cast<double>(
+                         rank_cost(scheme, options, t, s, Workload::block).activation_elements);
+      };
+      const double split = sequence_parallel ? t : 1;
+      const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
+      const double output_masks = 2 * m * h / split;
+      const double probability_terms = 3.0 * s.b * s.heads * s.s * s.s / t;  // mask 1 + D(P) 2
+      const double layer_norm = 4 * m / split;
+      EXPECT_DOUBLE_EQ(paper(s, t, Recompute::none),
+                       ours(Recompute::none) + output_masks + probability_terms - layer_norm)
+          << scheme << " t=" << t;
+      EXPECT_DOUBLE_EQ(paper(s, t, Recompute::selective),
+                       ours(Recompute::selective) + output_masks - layer_norm)
+          << scheme << " t=" << t;
+      EXPECT_DOUBLE_EQ(paper(s, t, Recompute::full), ours(Recompute::full)) << scheme << " t=" << t;
+    }
+  }
 }
 
 TEST(Activations, OneDimensionalIsKorthikantisTable2InEveryRecomputeMode) {
-  // The mapping, at 2 bytes an element: Korthikanti keeps 1-byte dropout masks, two [m, h] for
-  // the sublayer outputs and per head a [s, s] for the probabilities, and the probabilities'
-  // dropout output D(P) (2 bytes); tplab keeps no mask (it draws each again from the counter)
-  // and forms D(P) again from the kept P in backward. tplab keeps LayerNorm's 1/std [m] twice,
-  // which the paper leaves out. Selective recomputes P, so its mask and D(P) go too; full
-  // keeps the input alone, as the paper's 2 s b h. Nothing else differs.
-  for (const BlockShape& s : kShapes) {
-    for (int t : {1, 2, 4}) {
-      if (s.heads % t != 0) continue;
-      const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
-      const double output_masks = 2 * m * h;
-      const double probability_terms = 3.0 * s.b * s.heads * s.s * s.s / t;  // mask 1 + D(P) 2
-      const double layer_norm = 4 * m;
-      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d(s, t, Recompute::none),
-                       kept_bytes_at_two_bytes("1d", t, s, Recompute::none) + output_masks +
-                           probability_terms - layer_norm);
-      EXPECT_DOUBLE_EQ(
-          korthikanti_activation_bytes_1d(s, t, Recompute::selective),
-          kept_bytes_at_two_bytes("1d", t, s, Recompute::selective) + output_masks - layer_norm);
-      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d(s, t, Recompute::full),
-                       kept_bytes_at_two_bytes("1d", t, s, Recompute::full));
-    }
-  }
+  expect_table2(false);
 }
 
 TEST(Activations, SequenceParallelIsKorthikantisTable2InEveryRecomputeMode) {
-  // As for 1D, with every term split t ways: the two [m, h] dropout masks, and per head the
-  // [s, s] dropout mask and output, are Korthikanti's and not tplab's; LayerNorm's 1/std [m/t]
-  // twice is tplab's alone. Full keeps the input's 1/t (the paper's one full row, 2 s b h,
-  // counts it whole).
-  for (const BlockShape& s : kShapes) {
-    for (int t : {1, 2, 4}) {
-      if (s.heads % t != 0 || s.tokens() % t != 0) continue;
-      const double m = static_cast<double>(s.tokens()), h = static_cast<double>(s.h);
-      const double output_masks = 2 * m * h / t;
-      const double probability_terms = 3.0 * s.b * s.heads * s.s * s.s / t;
-      const double layer_norm = 4 * m / t;
-      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d_sp(s, t, Recompute::none),
-                       kept_bytes_at_two_bytes("1d-sp", t, s, Recompute::none) + output_masks +
-                           probability_terms - layer_norm);
-      EXPECT_DOUBLE_EQ(
-          korthikanti_activation_bytes_1d_sp(s, t, Recompute::selective),
-          kept_bytes_at_two_bytes("1d-sp", t, s, Recompute::selective) + output_masks - layer_norm);
-      EXPECT_DOUBLE_EQ(korthikanti_activation_bytes_1d_sp(s, t, Recompute::full),
-                       kept_bytes_at_two_bytes("1d-sp", t, s, Recompute::full));
-    }
-  }
+  expect_table2(true);
 }
 
 // ---- comparing counters with the model
