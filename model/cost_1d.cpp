@@ -31,6 +31,14 @@
 ///   split [m, 4h/t]: the MLP's input and output of GELU: 8 m h / t;
 ///   the attention probabilities [b n/t, s, s]: b n s^2 / t.
 ///   block: 4 m h + 12 m h / t + b n s^2 / t + 2 m;   linear pair: m h + 4 m h / t.
+///
+/// ---- the GPT outside its blocks (parallel/gpt/gpt_layout_1d.cpp), V the (padded) vocabulary
+/// Kept for backward (elements), with and without sequence parallelism (SP):
+///   the final LayerNorm's xhat and 1/std: m h + m, or m h / t + m / t with SP (its tokens);
+///   the LM head's input [m, h], whole either way (SP gathers it once and keeps the gather);
+///   the logits [m, V/t] (the loss keeps the head's output itself), and the loss's row
+///   maximum [m] and (sum of exp, target logit) [m, 2]: m V / t + 3 m.
+/// The embedding keeps only the ids, on the host.
 #include "cost_1d.hpp"
 
 #include "workload_sums.hpp"
@@ -58,6 +66,12 @@ RankCost cost_1d(const BlockShape& shape, int t, Workload workload) {
   }
   if (t > 1) cost.groups.push_back({"tp", t, [](int) { return 0; }});
   return cost;
+}
+
+std::int64_t gpt_parts_kept_1d(const gpt::GptShape& shape, int t, bool sequence_parallel) {
+  const std::int64_t m = shape.block.tokens(), h = shape.block.h, v = shape.vocab;
+  const std::int64_t own = sequence_parallel ? m / t : m;  // the final LayerNorm's rows
+  return own * h + own + m * h + m * v / t + 3 * m;
 }
 
 double korthikanti_activation_bytes_1d(const BlockShape& shape, int t, Recompute mode) {

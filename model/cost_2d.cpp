@@ -42,6 +42,12 @@
 /// Activations kept for backward: as in 1D, but every [rows, features] tensor is [r, f/q], and
 /// the attention probabilities cover b/q sequences and n/q heads:
 ///   block: 16 r h / q + (b/q)(n/q) s^2 + 2 r;   linear pair: 5 r h / q.
+///
+/// ---- the GPT outside its blocks (parallel/gpt/gpt_layout_mesh.cpp), V the (padded)
+///      vocabulary, on one depth layer of d (2D: d = 1), r = m/(d q)
+/// Kept for backward (elements): the final LayerNorm's xhat [r, h/q] and 1/std [r]; the LM
+/// head's (a Linear2D) input [r, h/q]; the logits [r, V/q] and the loss's row maximum [r] and
+/// (sum of exp, target logit) [r, 2]:   2 r h / q + r V / q + 4 r.
 #include "cost_2d.hpp"
 
 #include "workload_sums.hpp"
@@ -80,6 +86,11 @@ RankCost mesh_cost(const BlockShape& shape, int q, std::int64_t batch, Workload 
     cost.activation_elements = 5 * r * h / q;  // fc1's input [r, h/q], fc2's input [r, 4h/q]
   }
   return cost;
+}
+
+std::int64_t gpt_parts_kept_mesh(const gpt::GptShape& shape, int q, int d) {
+  const std::int64_t r = shape.block.tokens() / (d * q), h = shape.block.h, v = shape.vocab;
+  return 2 * r * h / q + r * v / q + 4 * r;
 }
 
 RankCost cost_2d(const BlockShape& shape, int q, Workload workload) {

@@ -58,6 +58,13 @@
 /// [m/q^2, 4h/q]. A window that cuts sequences covers them whole, so it differs from rank to
 /// rank: each rank's is counted for that rank (activation_elements_by_rank), the largest in
 /// activation_elements.
+///
+/// ---- the GPT outside its blocks (parallel/gpt/gpt_layout_3d.cpp), V the (padded) vocabulary
+/// Kept for backward (elements), r = m/q^2: the final LayerNorm's xhat [r, h/q] and 1/std [r];
+/// the LM head's (an input gather and a Linear3D, like fc1) X~ [m/q, h/q] and W~ [h/q, V/q], or
+/// X [r, h/q] alone when regathering; the logits [r, V/q] and the loss's row maximum [r] and
+/// (sum of exp, target logit) [r, 2]. Every rank keeps the same: the head's rows are token
+/// blocks, not windows.
 #include "cost_3d.hpp"
 
 #include <algorithm>
@@ -99,6 +106,13 @@ std::vector<std::int64_t> block_kept_by_rank(const BlockShape& shape, int q,
 }
 
 }  // namespace
+
+std::int64_t gpt_parts_kept_3d(const gpt::GptShape& shape, int q, bool regather) {
+  const std::int64_t m = shape.block.tokens(), h = shape.block.h, v = shape.vocab;
+  const std::int64_t r = m / (static_cast<std::int64_t>(q) * q);
+  const std::int64_t head = regather ? r * (h / q) : m / q * (h / q) + h / q * (v / q);
+  return r * (h / q) + r + head + r * (v / q) + 3 * r;
+}
 
 RankCost cost_3d(const BlockShape& shape, int q, bool regather, Workload workload) {
   const std::int64_t m = shape.tokens(), h = shape.h, s = shape.s;

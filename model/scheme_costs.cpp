@@ -33,27 +33,46 @@ constexpr std::array<SchemeCostModel, 5> kCostModels = {{
     {.scheme = "1d",
      .rank_cost = [](const Scheme&, const SchemeOptions&, int t, const BlockShape& shape,
                      Workload workload) { return cost_1d(shape, t, workload); },
-     .korthikanti_bytes = korthikanti_activation_bytes_1d},
+     .korthikanti_bytes = korthikanti_activation_bytes_1d,
+     .gpt_parts_kept =
+         [](const Scheme&, const SchemeOptions&, int t, const gpt::GptShape& shape) {
+           return gpt_parts_kept_1d(shape, t, false);
+         }},
     {.scheme = "1d-sp",
      .rank_cost = [](const Scheme&, const SchemeOptions&, int t, const BlockShape& shape,
                      Workload workload) { return cost_1d_sp(shape, t, workload); },
      .korthikanti_bytes = korthikanti_activation_bytes_1d_sp,
-     .kept_savings = sequence_parallel_savings},
+     .kept_savings = sequence_parallel_savings,
+     .gpt_parts_kept =
+         [](const Scheme&, const SchemeOptions&, int t, const gpt::GptShape& shape) {
+           return gpt_parts_kept_1d(shape, t, true);
+         }},
     {.scheme = "2d",
      .rank_cost = [](const Scheme&, const SchemeOptions&, int p, const BlockShape& shape,
-                     Workload workload) { return cost_2d(shape, square_root(p), workload); }},
+                     Workload workload) { return cost_2d(shape, square_root(p), workload); },
+     .gpt_parts_kept =
+         [](const Scheme&, const SchemeOptions&, int p, const gpt::GptShape& shape) {
+           return gpt_parts_kept_mesh(shape, square_root(p), 1);
+         }},
     {.scheme = "2.5d",
      .rank_cost =
          [](const Scheme& scheme, const SchemeOptions&, int p, const BlockShape& shape,
             Workload workload) {
            const int d = scheme.depth_for(p, shape);
            return cost_2p5d(shape, square_root(p / d), d, workload);
+         },
+     .gpt_parts_kept =
+         [](const Scheme& scheme, const SchemeOptions&, int p, const gpt::GptShape& shape) {
+           const int d = scheme.depth_for(p, shape.block);
+           return gpt_parts_kept_mesh(shape, square_root(p / d), d);
          }},
     {.scheme = "3d",
      .rank_cost =
          [](const Scheme&, const SchemeOptions& options, int p, const BlockShape& shape,
-            Workload workload) {
-           return cost_3d(shape, cube_side(p), options.regather, workload);
+            Workload workload) { return cost_3d(shape, cube_side(p), options.regather, workload); },
+     .gpt_parts_kept =
+         [](const Scheme&, const SchemeOptions& options, int p, const gpt::GptShape& shape) {
+           return gpt_parts_kept_3d(shape, cube_side(p), options.regather);
          }},
 }};
 

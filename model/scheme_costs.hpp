@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "gpt/gpt_shape.hpp"
 #include "rank_cost.hpp"
 
 namespace tplab::model {
@@ -35,6 +36,11 @@ struct SchemeCostModel {
   double (*korthikanti_bytes)(const BlockShape& shape, int world_size, Recompute mode) = nullptr;
   /// What the scheme keeps fewer than the one it refines; null when it refines none.
   KeptSavings (*kept_savings)(const BlockShape& shape, int world_size, Workload workload) = nullptr;
+  /// Elements the GPT of `shape` keeps for backward outside its blocks on each rank (the same on
+  /// every rank) when `scheme` runs it on `world_size` ranks, as the scheme's GptLayout places
+  /// its final LayerNorm, LM head and loss.
+  std::int64_t (*gpt_parts_kept)(const Scheme& scheme, const SchemeOptions& options, int world_size,
+                                 const gpt::GptShape& shape) = nullptr;
 };
 
 /// Every scheme's cost model, in the registry's order.

@@ -13,6 +13,7 @@
 #include "device/cpu_device.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "gpt/gpt_model.hpp"
+#include "gpt_activations.hpp"
 #include "harness.hpp"
 #include "initial_parameters.hpp"
 #include "loss_tolerance.hpp"
@@ -281,9 +282,11 @@ double training_bytes_per_rank(const TrainConfig& config) {
 
 namespace {
 
-/// What the rank holds after training, by kind, beside what its shards' placements and the
-/// optimizer's rule say it holds (module comment of TrainResult::memory). Collective.
+/// What this rank holds after training, by kind, beside what its shards' placements, the
+/// optimizer's rule and the cost model say it holds (module comment of TrainResult::memory).
+/// `replica`: the GPT one replica trains, on `mesh`.
 verify::MemoryBreakdown training_memory(Comm& world, Device& device, const TrainConfig& config,
+                                        const MeshLayout& mesh, const gpt::GptShape& replica,
                                         const gpt::GptModel& model,
                                         const ShardedOptimizer& optimizer,
                                         const std::vector<TensorPlacement>& placements,
@@ -307,9 +310,41 @@ verify::MemoryBreakdown training_memory(Comm& world, Device& device, const Train
   memory.optimizer = {
       verify::tensor_bytes(optimizer.state()) + verify::tensor_bytes(optimizer.masters()),
       optimizer_model};
-  memory.activations = {kept, std::nullopt};
+  memory.activations = {kept, model::gpt_activation_elements(
+                                  config.scheme, replica_options(config.options), mesh.scheme_ranks,
+                                  replica, mesh.scheme_rank_of(world.rank())) *
+                                  size};
   memory.peak_allocated = static_cast<std::int64_t>(device.allocations().peak_bytes());
-  return verify::largest_over_ranks(world, memory);
+  return memory;
+}
+
+/// Empty when every step of every rank of `world` kept for backward what its first step kept
+/// (`kept_by_step`: this rank's, step by step); otherwise the lowest such rank's first step
+/// that kept another amount. A part that still holds a tensor of the step before when the next
+/// forward starts, or a kept tensor that grows, shows here. Collective.
+std::string kept_changes(Comm& world, const std::vector<std::int64_t>& kept_by_step) {
+  CpuDevice host;
+  Tensor all = host.zeros({world.size() * 3}, DType::f64);  // (step + 1, its bytes, step 0's)
+  double* mine = all.data_as<double>() + 3 * world.rank();
+  for (std::size_t s = 1; s < kept_by_step.size(); ++s) {
+    if (kept_by_step[s] != kept_by_step.front()) {
+      mine[0] = static_cast<double>(s + 1);
+      mine[1] = static_cast<double>(kept_by_step[s]);
+      mine[2] = static_cast<double>(kept_by_step.front());
+      break;
+    }
+  }
+  world.all_reduce(all);
+  for (int r = 0; r < world.size(); ++r) {
+    const double* v = all.data_as<double>() + 3 * r;
+    if (v[0] > 0) {
+      return fmt::format(
+          "rank {}: step {} kept {:.0f} bytes for backward, step 0 {:.0f} (something held from "
+          "one step into the next, or kept only sometimes)",
+          r, v[0] - 1, v[1], v[2]);
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -362,7 +397,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   result.tolerance = loss_tolerance(config.dtype, config.optimizer.kind);
   std::vector<std::uint64_t> loss_bits;
   CpuDevice host;
-  std::int64_t kept = 0;
+  std::vector<std::int64_t> kept_by_step;
   device.allocations().reset_peak();
   for (std::int64_t step = 0; step < config.steps; ++step) {
     const Batch batch = synthetic_batch(shape, config.seed, step);
@@ -373,7 +408,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     const auto start = Clock::now();
     const std::vector<double> losses =
         model.forward_backward(mine.ids, mine.targets, static_cast<std::uint32_t>(step));
-    kept = std::max(kept, model.kept_bytes());
+    kept_by_step.push_back(model.kept_bytes());
     // bf16 gradients widened to the masters' f32 before they are reduced, measured and
     // clipped, as Megatron-LM's bf16 optimizer keeps them (its main_grad)
     const TensorMap gradients = converted(device, model.gradients(), master_dtype(config.dtype));
@@ -408,7 +443,12 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     if (on_step) on_step(result);
   }
   result.loss_hash = fnv1a(loss_bits);
-  result.memory = training_memory(world, device, config, model, optimizer, placements, kept);
+  const verify::MemoryBreakdown memory =
+      training_memory(world, device, config, mesh, replica, model, optimizer, placements,
+                      *std::max_element(kept_by_step.begin(), kept_by_step.end()));
+  result.memory_differs = verify::first_difference_from_model(world, memory);
+  if (result.memory_differs.empty()) result.memory_differs = kept_changes(world, kept_by_step);
+  result.memory = verify::largest_over_ranks(world, memory);
   result.replicas_differ = check_replicas(world, device, model.parameters(), placements, result);
   if (result.replicas_differ.empty() && !optimizer.masters().empty()) {
     // bf16's f32 masters are the training's state: their replicas must agree too (the same on
@@ -424,7 +464,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   }
   result.diverged = training_divergence(result.steps, result.tolerance);
   result.pass = within_tolerance(result) && result.replicas_differ.empty() &&
-                result.padding_touched.empty() && !result.diverged;
+                result.padding_touched.empty() && result.memory_differs.empty() && !result.diverged;
   return result;
 }
 
@@ -490,6 +530,8 @@ nlohmann::json to_json(const TrainResult& r) {
       {"steps", steps}};
   j.update(block_training_json(c.options.training));
   j["memory"] = verify::to_json(r.memory);
+  j["memory"]["as_modelled"] = r.memory_differs.empty();
+  if (!r.memory_differs.empty()) j["memory"]["first_difference"] = r.memory_differs;
   return j;
 }
 

@@ -72,12 +72,15 @@ struct TrainResult {
   std::optional<Divergence> diverged;  ///< where both curves diverged (divergence.hpp), if they did
   /// The rank's memory by kind after the last step, the largest of any rank: parameters,
   /// gradients and optimizer state beside what the placements and the optimizer's rule say
-  /// they hold; what the steps kept for backward (GptModel::kept_bytes, the most of any step;
-  /// no model: the embedding, head and loss keep tensors the block's model does not count);
-  /// the allocator's peak over the run (the launcher adds the process's, VmHWM).
+  /// they hold; what the steps kept for backward (GptModel::kept_bytes, the most of any step)
+  /// beside the cost model's (model::gpt_activation_elements); the allocator's peak over the
+  /// run (the launcher adds the process's, VmHWM).
   verify::MemoryBreakdown memory;
+  /// Empty, or the first rank and kind whose measured memory is not its model's, or the first
+  /// step that kept other bytes for backward than the first did.
+  std::string memory_differs;
   /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
-  /// and the training did not diverge.
+  /// every rank's memory as its model says, and the training did not diverge.
   bool pass = false;
 };
 

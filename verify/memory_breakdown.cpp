@@ -1,5 +1,7 @@
 #include "memory_breakdown.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 
 #include "device/cpu_device.hpp"
@@ -35,6 +37,33 @@ MemoryBreakdown largest_over_ranks(Comm& world, const MemoryBreakdown& mine) {
           kinds[3],
           static_cast<std::int64_t>(v[8]),
           static_cast<std::int64_t>(v[9])};
+}
+
+std::string first_difference_from_model(Comm& world, const MemoryBreakdown& mine) {
+  constexpr std::array<const char*, 4> kNames = {"parameters", "gradients", "optimizer state",
+                                                 "activations"};
+  const std::array<MemoryKind, 4> kinds = {mine.parameters, mine.gradients, mine.optimizer,
+                                           mine.activations};
+  // every rank's (measured, model) of each kind, in its own slot; the others' summed in
+  CpuDevice host;
+  const auto slots = static_cast<std::int64_t>(2 * kinds.size());
+  Tensor all = host.zeros({world.size() * slots}, DType::f64);
+  double* v = all.data_as<double>() + world.rank() * slots;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    v[2 * k] = static_cast<double>(kinds[k].measured);
+    v[2 * k + 1] = kinds[k].model ? static_cast<double>(*kinds[k].model) : v[2 * k];
+  }
+  world.all_reduce(all);
+  for (int r = 0; r < world.size(); ++r) {
+    const double* w = all.data_as<double>() + r * slots;
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      if (w[2 * k] != w[2 * k + 1]) {
+        return fmt::format("rank {}: {} {:.0f} bytes measured, {:.0f} by the model", r, kNames[k],
+                           w[2 * k], w[2 * k + 1]);
+      }
+    }
+  }
+  return {};
 }
 
 nlohmann::json to_json(const MemoryBreakdown& memory) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "comm/comm.hpp"
 #include "scheme/parallel_module.hpp"
@@ -37,6 +38,11 @@ std::int64_t tensor_bytes(const TensorMap& tensors);
 
 /// Every field the largest over the ranks of `world` (a model's too). Collective.
 MemoryBreakdown largest_over_ranks(Comm& world, const MemoryBreakdown& mine);
+
+/// Empty when every rank of `world` measured each kind that has a model exactly as its model
+/// says; otherwise the lowest such rank and its first kind that differs, as "rank 3:
+/// activations 1234 bytes measured, 1200 by the model". Collective.
+std::string first_difference_from_model(Comm& world, const MemoryBreakdown& mine);
 
 /// {"parameters": {"measured", "model"}, ..., "peak_allocated", "peak_resident"}; a model the
 /// cost model has not is null.

@@ -173,7 +173,24 @@ std::string verdict(const train::TrainResult& r) {
   if (!r.padding_touched.empty()) {
     return "FAIL: the padded vocabulary took part in training: " + r.padding_touched;
   }
+  if (!r.memory_differs.empty()) {
+    return "FAIL: a rank holds other memory than the cost model says: " + r.memory_differs;
+  }
   return "FAIL: the loss curve or the replicas disagree (see above)";
+}
+
+/// One line of what the largest rank holds by kind, and whether every rank holds what the cost
+/// model says.
+void print_memory(const train::TrainResult& r) {
+  const verify::MemoryBreakdown& m = r.memory;
+  const auto kib = [](std::int64_t bytes) { return static_cast<double>(bytes) / 1024.0; };
+  fmt::print(
+      "memory per rank (KiB, the largest): parameters {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
+      "kept for backward {:.1f}; {}\n",
+      kib(m.parameters.measured), kib(m.gradients.measured), kib(m.optimizer.measured),
+      kib(m.activations.measured),
+      r.memory_differs.empty() ? "every rank's as the cost model says"
+                               : "DIFFERS from the cost model, " + r.memory_differs);
 }
 
 void print_result(const train::TrainResult& r) {
@@ -221,6 +238,7 @@ void print_result(const train::TrainResult& r) {
   } else {
     fmt::print("replicas DIFFER: {}\n", r.replicas_differ);
   }
+  print_memory(r);
   fmt::print("hashes: loss curve {:016x}, final parameters {:016x}\n", r.loss_hash,
              r.parameter_hash);
   fmt::print("{}\n", verdict(r));

@@ -14,6 +14,7 @@
 #include "cost_1d_sp.hpp"
 #include "cost_3d.hpp"
 #include "flops.hpp"
+#include "gpt_activations.hpp"
 #include "hardware.hpp"
 #include "node_layout.hpp"
 #include "projection.hpp"
@@ -320,6 +321,26 @@ TEST(Activations, OneDimensionalIsKorthikantisTable2InEveryRecomputeMode) {
 
 TEST(Activations, SequenceParallelIsKorthikantisTable2InEveryRecomputeMode) {
   expect_table2(true);
+}
+
+/// The GPT keeps L blocks' tensors and, around them, the final LayerNorm's, the head's input,
+/// the logits and the loss's row statistics; worked out by hand at b=2 s=8 h=16 n=4 (m = 16),
+/// V = 32, L = 2, t = 2. `train` holds every scheme's to what the device measures.
+TEST(Activations, TheGptKeepsItsBlocksAndItsNormHeadLogitsAndLoss) {
+  const gpt::GptShape shape{{2, 8, 16, 4}, 32, 2};
+  // 1D block: 4 m h + 12 m h/t + b n s^2/t + 2 m = 1024 + 1536 + 256 + 32 = 2848; the rest:
+  // LN_f m h + m, the head's input m h, logits m V/t, the loss's 3 m = 272 + 256 + 256 + 48
+  EXPECT_EQ(gpt_activation_elements("1d", {}, 2, shape, 0), 2 * 2848 + 832);
+  // 1d-sp block: 16 m h/t + b n s^2/t + 2 m/t = 2048 + 256 + 16 = 2320; LN_f's rows split t
+  // ways (136), the head's input gathered whole: 136 + 256 + 256 + 48
+  EXPECT_EQ(gpt_activation_elements("1d-sp", {}, 2, shape, 0), 2 * 2320 + 696);
+  // selective recomputation drops each block's probabilities, b n s^2/t = 256, and only those
+  SchemeOptions selective;
+  selective.training.recompute = Recompute::selective;
+  EXPECT_EQ(gpt_activation_elements("1d", selective, 2, shape, 0), 2 * (2848 - 256) + 832);
+  // 3D, q = 2: regathering keeps the head's X [m/q^2, h/q] (32) for X~ [m/q, h/q] (64) and
+  // W~ [h/q, V/q] (128)
+  EXPECT_EQ(gpt_parts_kept_3d(shape, 2, false) - gpt_parts_kept_3d(shape, 2, true), 160);
 }
 
 // ---- comparing counters with the model

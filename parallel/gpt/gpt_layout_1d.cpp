@@ -47,6 +47,10 @@ class Head1D final : public Sublayer {
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
   }
+  void forget() override {
+    input_ = Tensor();
+    copy_to_tp_.forget();
+  }
 
  private:
   Device& device_;

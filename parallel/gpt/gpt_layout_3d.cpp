@@ -12,12 +12,14 @@ namespace tplab::gpt {
 namespace {
 
 /// The LM head: a Linear3D in the roles of Q, K, V and fc1 (reading the block layout), whose
-/// output features are the vocabulary.
+/// output features are the vocabulary; with `policy.regather`, X~ and W~ are gathered again in
+/// backward.
 class Head3D final : public Sublayer {
  public:
-  Head3D(Device& device, const Grid3D& grid, Tensor weight, Tensor bias)
-      : input_(device, grid, tp3d::kReadsBlockLayout),
-        linear_(device, grid, tp3d::kReadsBlockLayout, std::move(weight), std::move(bias)) {}
+  Head3D(Device& device, const Grid3D& grid, Tensor weight, Tensor bias, ExecutionPolicy policy)
+      : input_(device, grid, tp3d::kReadsBlockLayout, policy),
+        linear_(device, grid, tp3d::kReadsBlockLayout, std::move(weight), std::move(bias), policy) {
+  }
 
   // X~ [m/q, h/q] x W~ [h/q, V/q] -> [m/q, V/q], reduce-scattered to [m/q^2, V/q]
   Tensor forward(const Tensor& x) override { return linear_.forward(input_.forward(x)); }
@@ -26,6 +28,10 @@ class Head3D final : public Sublayer {
   }
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
+  }
+  void forget() override {
+    input_.forget();
+    linear_.forget();
   }
 
  private:
@@ -96,7 +102,8 @@ GptParts GptLayout3D::make_parts(Comm& world, Device& device, const GptShape& sh
       BlockRange{(j * q + i) * rows, rows, k * (h / q), h / q}, shape.block.s, h);
   parts.final_norm = std::make_unique<LayerNorm>(
       device, grid->output.get(), grid->input_weight.get(), h, p.at("lnf_gamma"), p.at("lnf_beta"));
-  parts.head = std::make_unique<Head3D>(device, *grid, p.at("w_head"), p.at("b_head"));
+  parts.head = std::make_unique<Head3D>(device, *grid, p.at("w_head"), p.at("b_head"),
+                                        ExecutionPolicy{.regather = regather_});
   const std::int64_t ids = shape.vocab / q;
   parts.loss = std::make_unique<VocabParallelCrossEntropy>(
       device, *grid->input, BlockRange{(j * q + k) * rows, rows, i * ids, ids}, m);

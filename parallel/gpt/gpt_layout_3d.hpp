@@ -18,7 +18,9 @@ namespace tplab::gpt {
 ///              gradients over input_weight
 ///   LM head    a Linear3D reading the block layout, with the vocabulary as output features:
 ///              W [h/q^2, V/q] (in-features block k*q + j, ids block i), b [V/q] (ids block
-///              i); logits [m/q^2, V/q] hold token block j*q + k and ids block i
+///              i); logits [m/q^2, V/q] hold token block j*q + k and ids block i. With
+///              `regather`, like the blocks' linears, it keeps X alone and gathers X~ and W~
+///              again in backward
 ///   loss       cross-entropy over input (the q ranks that differ in i hold all the ids of a
 ///              token block): all_reduce max of [m/q^2], all_reduce sum of [m/q^2, 2]; no
 ///              backward communication
@@ -26,11 +28,18 @@ namespace tplab::gpt {
 /// Needs V divisible by q^2 (the embedding's ids blocks; the head's q divides it then too).
 class GptLayout3D final : public GptLayout {
  public:
+  /// `regather`: the LM head gathers X~ and W~ again in backward instead of keeping them, as
+  /// the blocks do under the scheme's --regather.
+  explicit GptLayout3D(bool regather = false) : regather_(regather) {}
+
   std::string why_not(int world_size, const GptShape& shape) const override;
   std::int64_t vocab_parts(int world_size, const GptShape& shape) const override;
   std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const override;
   GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
                       const TensorMap& parameters) const override;
+
+ private:
+  bool regather_;
 };
 
 }  // namespace tplab::gpt

@@ -23,6 +23,7 @@ class Head2D final : public Sublayer {
   void collect_gradients(TensorMap& out) const override {
     add_linear_gradients(out, "w_head", "b_head", linear_);
   }
+  void forget() override { linear_.forget(); }
 
  private:
   tp2d::Linear2D linear_;

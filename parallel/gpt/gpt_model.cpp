@@ -36,7 +36,13 @@ std::vector<double> GptModel::forward_backward(std::span<const std::int64_t> ids
   kept_bytes_ = static_cast<std::int64_t>(device_.allocations().live_bytes()) -
                 static_cast<std::int64_t>(live);
 
-  Tensor dx = parts_.final_norm->backward(parts_.head->backward(parts_.loss->backward()));
+  // each part lets go of what it kept as soon as its backward is done, as the blocks do
+  const Tensor dlogits = parts_.loss->backward();
+  parts_.loss->forget();
+  const Tensor dnorm = parts_.head->backward(dlogits);
+  parts_.head->forget();
+  Tensor dx = parts_.final_norm->backward(dnorm);
+  parts_.final_norm->forget();
   for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) {
     dx = (*block)->backward(dx);
   }

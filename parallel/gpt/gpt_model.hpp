@@ -47,7 +47,8 @@ class GptModel {
   bool counts_loss() const { return parts_.loss->vocab_group().rank() == 0; }
   /// The bytes the last forward_backward() held for its backward once forward and the loss had
   /// run: the device's live storage then, less what was live when it started (the blocks'
-  /// kept tensors, the embedding's and the head's, the logits and the loss's).
+  /// kept tensors, the final LayerNorm's, the head's, the logits and the loss's; each part lets
+  /// go of them in its backward).
   std::int64_t kept_bytes() const { return kept_bytes_; }
 
  private:

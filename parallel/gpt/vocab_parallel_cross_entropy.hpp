@@ -41,6 +41,12 @@ class VocabParallelCrossEntropy {
   std::vector<double> forward(const Tensor& logits, std::span<const std::int64_t> targets);
   /// The gradient of the mean loss with respect to this rank's logits.
   Tensor backward();
+  /// Lets go of the logits and row statistics kept for backward.
+  void forget() {
+    logits_ = Tensor();
+    max_ = Tensor();
+    sums_ = Tensor();
+  }
   /// Ids from `vocab` on are padding: masked out of the softmax from the next forward on.
   void mask_ids_from(std::int64_t vocab) { vocab_in_use_ = vocab; }
 

@@ -75,8 +75,8 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
        return std::make_unique<tp3d::Scheme3D>(options.regather, options.overlap, options.training);
      },
-     .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
-       return std::make_unique<gpt::GptLayout3D>();
+     .make_gpt_layout = [](const SchemeOptions& options) -> std::unique_ptr<gpt::GptLayout> {
+       return std::make_unique<gpt::GptLayout3D>(options.regather);
      },
      .train_world_size = 8},
 }};

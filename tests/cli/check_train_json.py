@@ -45,17 +45,21 @@ def main():
     if run.get("dtype") == "bf16" and "bf16 GEMM " not in run.get("device", ""):
         problems.append(f"a bf16 run without its products' path: {run.get('device')}")
     memory = run.get("memory", {})
-    for kind in ("parameters", "gradients", "optimizer"):
+    for kind in ("parameters", "gradients", "optimizer", "activations"):
         if memory.get(kind, {}).get("measured") != memory.get(kind, {}).get("model", -1):
             problems.append(f"memory: {kind} {memory.get(kind)} differs from its model")
+    if memory.get("as_modelled") is not True:
+        problems.append(f"memory: a rank differs from its model: {memory.get('first_difference')}")
     if not memory.get("activations", {}).get("measured", 0) > 0:
         problems.append(f"memory: no activations kept {memory.get('activations')}")
-    held = sum(memory.get(k, {}).get("measured", 0) for k in ("parameters", "gradients",
-                                                              "optimizer"))
+    # the peak holds the parameters with what forward keeps, and with their gradients and the
+    # optimizer's state at the update
+    for kinds in (("parameters", "activations"), ("parameters", "gradients", "optimizer")):
+        held = sum(memory.get(k, {}).get("measured", 0) for k in kinds)
+        if not memory.get("peak_allocated", 0) >= held:
+            problems.append(f"memory: the allocator's peak is below {' + '.join(kinds)}: {memory}")
     if not memory.get("peak_resident", 0) > 0:
         problems.append(f"memory: no process peak (VmHWM) {memory}")
-    if not memory.get("peak_allocated", 0) >= held:
-        problems.append(f"memory: the allocator's peak is below what the rank holds: {memory}")
     if not run.get("pass") or not run.get("replicas_identical"):
         problems.append("the run did not pass")
     if run.get("failures"):

@@ -1,0 +1,20 @@
+/// @file
+/// gpt_activation_elements: the blocks' model times L, and the parts' model.
+#include "gpt_activations.hpp"
+
+#include "core/error.hpp"
+#include "rank_cost.hpp"
+#include "scheme_costs.hpp"
+
+namespace tplab::model {
+
+std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOptions& options,
+                                     int world_size, const gpt::GptShape& shape, int rank) {
+  check(options.dp == 1, "gpt_activation_elements: give one replica's scheme (dp = 1)");
+  const RankCost block = rank_cost(scheme, options, world_size, shape.block, Workload::block);
+  const auto built = make_scheme(scheme, options);
+  return shape.layers * block.activation_elements_of(rank) +
+         cost_model_of(scheme).gpt_parts_kept(*built, options, world_size, shape);
+}
+
+}  // namespace tplab::model

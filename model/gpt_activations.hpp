@@ -1,0 +1,23 @@
+/// @file
+/// What one rank of the GPT keeps from forward for backward, predicted: its blocks' and the
+/// parts' around them.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "gpt/gpt_shape.hpp"
+#include "scheme/scheme.hpp"
+
+namespace tplab::model {
+
+/// The elements rank `rank` of one model replica keeps for backward when scheme `scheme` (a
+/// registry name, built with `options`, options.dp = 1) runs the GPT of `shape` (its padded
+/// vocabulary, the replica's batch) on `world_size` ranks:
+///   L x what its block keeps under options.training.recompute (rank_cost), and
+///   what the final LayerNorm, the LM head and the loss keep (SchemeCostModel::gpt_parts_kept).
+/// Multiplied by the dtype's size, it is what GptModel::kept_bytes measures.
+std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOptions& options,
+                                     int world_size, const gpt::GptShape& shape, int rank);
+
+}  // namespace tplab::model
