@@ -1,5 +1,5 @@
-"""tplab report: turns the JSON of `tplab bench scaling` and `tplab bench comm` into a Markdown
-report with plots, and a one-page summary table a course can hand out.
+"""tplab report: turns the JSON of `tplab bench scaling`, `tplab bench comm` and `tplab train`
+into a Markdown report with plots, and a one-page summary table a course can hand out.
 
 usage: python3 bench/report/report.py RESULT.json|TRACE.json... -o DIR  (or: ./tplab report ...)
 
@@ -13,6 +13,9 @@ Writes DIR/report.md and, as the inputs allow:
   busbw.png        bus bandwidth against message size, per collective
   overhead.png     tplab's Comm against the raw MPI call, per collective and size
   summary.png      the one-page table
+  training_loss.png    each `tplab train --json` run's loss curve beside its reference's
+  training_memory.png  each training run's memory per rank by kind (parameters, gradients,
+                   optimizer state, kept for backward), measured, beside the cost model's
   timeline-T.png   for each trace T (given, or named by a run's "trace"): its last timed step
                    of each series, ranks by time, the overlapped stretch marked; report.md
                    states the exposed communication read from it beside bench's
@@ -85,14 +88,35 @@ def trace_of(run):
     return None
 
 
+def is_training(data):
+    """A document `tplab train --json` wrote: its steps and the hash of its loss curve."""
+    return isinstance(data, dict) and isinstance(data.get("steps"), list) and "loss_hash" in data
+
+
+def training_run(path, data):
+    """A training document with its file's name, a loss or difference JSON could not hold
+    (NaN, written as null) as NaN; BadInput for one with no steps."""
+    if not data["steps"]:
+        raise BadInput(f"{path}: a `tplab train --json` run with no steps")
+    nan = float("nan")
+    steps = [dict(s, **{k: nan for k in ("loss", "reference_loss", "relative_difference")
+                        if s.get(k) is None}) for s in data["steps"]]
+    difference = data.get("max_relative_difference")
+    return dict(data, steps=steps, _file=os.path.basename(path),
+                max_relative_difference=nan if difference is None else difference)
+
+
 def load(paths):
-    """Splits the inputs into scaling runs, collective rows and traces (path, document), by their
-    shape. A run that names its --trace brings that trace in too, when the file is there."""
-    runs, rows, traces = [], [], []
+    """Splits the inputs into scaling runs, collective rows, training runs and traces (path,
+    document), by their shape. A run that names its --trace brings that trace in too, when the
+    file is there."""
+    runs, rows, trainings, traces = [], [], [], []
     for path in paths:
         data = read_json(path)
         if isinstance(data, dict) and isinstance(data.get("traceEvents"), list):
             traces.append((path, checked_trace(path, data)))
+        elif is_training(data):
+            trainings.append(training_run(path, data))
         elif isinstance(data, dict) and isinstance(data.get("rows"), list):
             rows += data["rows"]
         elif isinstance(data, dict) and isinstance(data.get("runs"), list) and all(
@@ -100,7 +124,8 @@ def load(paths):
             runs += [dict(r, _folder=os.path.dirname(path)) for r in data["runs"]]
         else:
             raise BadInput(f"{path}: neither `tplab bench scaling --json` (runs with step_ms), "
-                           "`tplab bench comm --json` (rows) nor a `--trace` file")
+                           "`tplab bench comm --json` (rows), `tplab train --json` (steps) nor "
+                           "a `--trace` file")
     given = {os.path.realpath(p) for p, _ in traces}
     for r in runs:
         path = trace_of(r)
@@ -111,9 +136,9 @@ def load(paths):
             traces.append((path, checked_trace(path, read_json(path))))
         except BadInput as e:  # a trace the user did not give: say so and go on without it
             print(f"tplab report: leaving out the trace a run names: {e}", file=sys.stderr)
-    if not runs and not rows and not traces:
-        raise BadInput("the inputs hold no runs, no rows and no traces")
-    return runs, rows, traces
+    if not runs and not rows and not trainings and not traces:
+        raise BadInput("the inputs hold no runs, no rows, no training and no traces")
+    return runs, rows, trainings, traces
 
 
 def scheme_key(name):
@@ -344,11 +369,15 @@ def bytes_plot(runs, out):
 MEMORY_KINDS = ("parameters", "gradients", "optimizer", "activations")
 
 
-def memory_plot(runs, out):
+def bench_label(r):
+    return f"{r['scheme']}\n{r.get('mode', '')} p={r['np']}"
+
+
+def memory_plot(runs, out, label=bench_label, peak="allocator peak in a step"):
     """Each run's memory per rank by kind, measured on the device (stacked), the cost model's
-    total of the same kinds beside it (a black bar), and the allocator's peak in a step."""
+    total of the same kinds beside it (a dark bar), and the allocator's peak (`peak` says over
+    what); runs in the order given, each named by `label`."""
     measured = [r for r in runs if r.get("memory")]
-    measured.sort(key=lambda r: (r.get("mode", ""), scheme_key(r["scheme"]), r["np"]))
     fig, ax = plt.subplots(figsize=(max(6.5, 0.55 * len(measured) + 2) + 2.2, 4.8))
     for x, r in enumerate(measured):
         memory, bottom = r["memory"], 0.0
@@ -362,10 +391,9 @@ def memory_plot(runs, out):
             ax.bar(x + 0.18, sum(models) / 2**20, 0.36, color="0.25",
                    label="model (same kinds)" if x == 0 else None)
         ax.plot(x, memory["peak_allocated"] / 2**20, "v", color="black",
-                label="allocator peak in a step" if x == 0 else None)
+                label=peak if x == 0 else None)
     ax.set_xticks(range(len(measured)))
-    ax.set_xticklabels([f"{r['scheme']}\n{r.get('mode', '')} p={r['np']}" for r in measured],
-                       fontsize=7)
+    ax.set_xticklabels([label(r) for r in measured], fontsize=7)
     ax.set_ylabel("MiB per rank (the largest)")
     ax.set_title("Memory per rank by kind: measured on the device, the model beside it",
                  fontsize=10)
@@ -675,6 +703,98 @@ def comm_summary(rows):
     return out
 
 
+# ---- training runs (`tplab train --json`) --------------------------------------------------------
+
+def training_label(r):
+    """scheme, ranks (and replicas), dtype, and what else the run turned on."""
+    extras = [r["optimizer"]["kind"]] if isinstance(r.get("optimizer"), dict) else []
+    if r.get("recompute", "none") != "none":
+        extras.append(f"recompute {r['recompute']}")
+    dropout = r.get("dropout") or {}
+    if dropout.get("p", 0):
+        extras.append(f"dropout {dropout['p']}")
+    dp = f" dp={r['dp']}" if r.get("dp", 1) > 1 else ""
+    return f"{r['scheme']} p={r['np']}{dp} {r['dtype']}\n{', '.join(extras)}"
+
+
+def training_loss_plot(trainings, out):
+    """Above, each run's loss per step (solid) and its single-device reference's (dashed, same
+    colour); below, their relative difference per step on a log scale beside the run's
+    tolerance (dotted), a difference of exactly 0 drawn at FLOOR."""
+    fig, (loss_ax, diff_ax) = plt.subplots(2, 1, figsize=(8, 7), sharex=True,
+                                           gridspec_kw={"height_ratios": [3, 2]})
+    for k, r in enumerate(trainings):
+        colour = f"C{k % 10}"
+        steps = [s["step"] for s in r["steps"]]
+        label = training_label(r).replace("\n", ", ").rstrip(", ")
+        loss_ax.plot(steps, [s["loss"] for s in r["steps"]], "-", color=colour, label=label)
+        loss_ax.plot(steps, [s["reference_loss"] for s in r["steps"]], "--", color=colour,
+                     linewidth=0.9)
+        diff_ax.plot(steps, [max(s["relative_difference"], FLOOR) for s in r["steps"]], "o-",
+                     color=colour, markersize=3)
+        diff_ax.axhline(r["tolerance"], color=colour, linestyle=":", linewidth=1)
+    loss_ax.plot([], [], "--", color="0.4", label="the reference (dashed)")
+    loss_ax.set_ylabel("mean cross-entropy")
+    loss_ax.set_title("Loss: the tensor-parallel GPT beside the single-device reference",
+                      fontsize=10)
+    loss_ax.legend(fontsize=7)
+    diff_ax.set_yscale("log")
+    diff_ax.set_ylabel(f"|loss - reference| / reference\n(0 drawn at {FLOOR:g})", fontsize=8)
+    diff_ax.set_xlabel("step")
+    diff_ax.set_title("Relative difference per step; dotted: each run's tolerance", fontsize=9)
+    for ax in (loss_ax, diff_ax):
+        ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    save_figure(fig, out)
+    plt.close(fig)
+
+
+FLOOR = 1e-18
+
+
+TRAINING_COLUMNS = ["run", "file", "steps", "loss first -> last", "max rel. diff", "verdict",
+                    "kept MiB/rank", "as modelled"]
+
+
+def training_rows(trainings):
+    out = []
+    for r in trainings:
+        memory = r.get("memory", {})
+        kept = memory.get("activations", {}).get("measured")
+        out.append([training_label(r).replace("\n", ", ").rstrip(", "), r["_file"],
+                    str(len(r["steps"])),
+                    f"{r['steps'][0]['loss']:.4f} -> {r['steps'][-1]['loss']:.4f}",
+                    f"{r['max_relative_difference']:.1e}", "PASS" if r["pass"] else "FAIL",
+                    f"{kept / 2**20:.3f}" if kept is not None else "",
+                    {True: "yes", False: "NO"}.get(memory.get("as_modelled"), "")])
+    return out
+
+
+def training_section(trainings, out_dir):
+    """The training runs' Markdown and the plots it links."""
+    training_loss_plot(trainings, os.path.join(out_dir, "training_loss.png"))
+    made = ["training_loss.png"]
+    md = ["## Training", "",
+          "`tplab train`: the GPT (embedding, L blocks, final LayerNorm, LM head, cross-entropy) "
+          "on each scheme, every step beside the single-device reference trained on the same "
+          "batches. A run passes when every step's loss is within its dtype's tolerance of the "
+          "reference's, the replicas agree bit for bit and every rank holds the memory the cost "
+          "model says.", "", "![loss curves](training_loss.png)", ""]
+    if any(r.get("memory") for r in trainings):
+        memory_plot(trainings, os.path.join(out_dir, "training_memory.png"), training_label,
+                    "allocator peak over the run")
+        made.append("training_memory.png")
+        md += ["Memory per rank (the largest rank's of each kind), measured on the device after "
+               "the last step: the parameter shards, their gradients, the optimizer's state "
+               "(AdamW's two moments, bf16's f32 masters) and what a step kept for backward at "
+               "the end of forward (L blocks under the run's `--recompute`, and the final "
+               "LayerNorm's, the LM head's, the logits and the loss's), stacked; the cost model's "
+               "total of the same kinds beside it; the allocator's peak over the run.", "",
+               "![training memory per rank](training_memory.png)", ""]
+    md += [markdown_table(TRAINING_COLUMNS, training_rows(trainings)), ""]
+    return md, made
+
+
 def markdown_table(header, rows):
     lines = ["| " + " | ".join(h or "note" for h in header) + " |",
              "|" + "|".join(" --- " for _ in header) + "|"]
@@ -741,10 +861,11 @@ def timeline_section(traces, runs, out_dir):
     return md, made
 
 
-def write_report(records, rows, out_dir, inputs, traces=()):
+def write_report(records, rows, out_dir, inputs, traces=(), trainings=()):
     cores = cores_of(records + rows)
     runs, pairs = tensor_parallel_runs(records), with_baselines(records)
-    md = ["# tplab scaling report", "",
+    title = "scaling" if records or rows or traces else "training"
+    md = [f"# tplab {title} report", "",
           f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}. "
           f"Runs with more ranks than this machine's {cores} cores are marked **{OVERSUBSCRIBED}**: "
           "their ranks take turns on the cores, so their times say more about the machine than "
@@ -761,7 +882,9 @@ def write_report(records, rows, out_dir, inputs, traces=()):
         made += ["efficiency.png", "throughput.png", "comm_share.png", "bytes.png"]
         with_memory = any(r.get("memory") for r in runs)
         if with_memory:
-            memory_plot(runs, os.path.join(out_dir, "memory.png"))
+            memory_plot(sorted(runs, key=lambda r: (r.get("mode", ""), scheme_key(r["scheme"]),
+                                                    r["np"])),
+                        os.path.join(out_dir, "memory.png"))
             made.append("memory.png")
         has_model = any(r.get("model_bytes_per_rank") is not None for r in runs)
         md += ["## Scaling", "",
@@ -826,6 +949,10 @@ def write_report(records, rows, out_dir, inputs, traces=()):
                "integer inputs.", "", "![bus bandwidth](busbw.png)", "",
                "![overhead](overhead.png)", "",
                markdown_table(COMM_COLUMNS, comm_summary(rows)), ""]
+    if trainings:
+        section, pictures = training_section(trainings, out_dir)
+        md += section
+        made += pictures
     if traces:
         section, pictures = timeline_section(traces, records, out_dir)
         md += section
@@ -842,21 +969,22 @@ def write_report(records, rows, out_dir, inputs, traces=()):
 def main(argv):
     parser = argparse.ArgumentParser(
         prog="tplab report",
-        description="Markdown report and plots from the JSON of `tplab bench scaling` and "
-                    "`tplab bench comm`, and timelines from `--trace` files.")
+        description="Markdown report and plots from the JSON of `tplab bench scaling`, "
+                    "`tplab bench comm` and `tplab train`, and timelines from `--trace` files.")
     parser.add_argument("results", nargs="+", metavar="RESULT.json")
     parser.add_argument("-o", "--out", required=True, metavar="DIR", help="where to write")
     args = parser.parse_args(argv)
     try:
         make_folder(args.out, f"-o {args.out}")  # before anything is read or drawn
-        runs, rows, traces = load(args.results)
-        made = write_report(runs, rows, args.out, args.results, traces)
+        runs, rows, trainings, traces = load(args.results)
+        made = write_report(runs, rows, args.out, args.results, traces, trainings)
     except (BadInput, UnsafeTarget) as e:
         print(f"tplab: error: {e}", file=sys.stderr)
         return 2
     except (KeyError, TypeError) as e:
         print(f"tplab: error: a record lacks a field the report needs ({e}); give the JSON "
-              "that `tplab bench scaling` or `tplab bench comm` wrote", file=sys.stderr)
+              "that `tplab bench scaling`, `tplab bench comm` or `tplab train` wrote",
+              file=sys.stderr)
         return 2
     print(f"wrote {os.path.join(args.out, 'report.md')} and {len(made)} plots: {', '.join(made)}")
     return 0
