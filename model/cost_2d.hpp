@@ -16,6 +16,7 @@ RankCost mesh_cost(const BlockShape& shape, int q, std::int64_t batch, Workload 
 /// q x q meshes (2D: d = 1): the final LayerNorm's, the LM head's input, the logits and the
 /// loss's row statistics (derivation in cost_2d.cpp).
 std::int64_t gpt_parts_kept_mesh(const gpt::GptShape& shape, int q, int d);
+
 /// One rank of 2D on q x q ranks (rank = i q + j; groups "row" and "column").
 RankCost cost_2d(const BlockShape& shape, int q, Workload workload);
 

@@ -2,6 +2,8 @@
 /// gpt_activation_elements: the blocks' model times L, and the parts' model.
 #include "gpt_activations.hpp"
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "rank_cost.hpp"
 #include "scheme_costs.hpp"
@@ -12,9 +14,15 @@ std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOption
                                      int world_size, const gpt::GptShape& shape, int rank) {
   check(options.dp == 1, "gpt_activation_elements: give one replica's scheme (dp = 1)");
   const RankCost block = rank_cost(scheme, options, world_size, shape.block, Workload::block);
-  const auto built = make_scheme(scheme, options);
+  const SchemeCostModel& model = cost_model_of(scheme);
+  if (model.gpt_parts_kept == nullptr) {
+    throw InternalError(
+        fmt::format("the cost model of '{}' has no formula for what the GPT keeps around its "
+                    "blocks (SchemeCostModel::gpt_parts_kept)",
+                    scheme));
+  }
   return shape.layers * block.activation_elements_of(rank) +
-         cost_model_of(scheme).gpt_parts_kept(*built, options, world_size, shape);
+         model.gpt_parts_kept(*make_scheme(scheme, options), options, world_size, shape);
 }
 
 }  // namespace tplab::model

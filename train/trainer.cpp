@@ -321,7 +321,8 @@ verify::MemoryBreakdown training_memory(Comm& world, Device& device, const Train
 /// Empty when every step of every rank of `world` kept for backward what its first step kept
 /// (`kept_by_step`: this rank's, step by step); otherwise the lowest such rank's first step
 /// that kept another amount. A part that still holds a tensor of the step before when the next
-/// forward starts, or a kept tensor that grows, shows here. Collective.
+/// forward starts, or a kept tensor that grows, shows here (from the second step on; step 0 is
+/// held to the model). Collective.
 std::string kept_changes(Comm& world, const std::vector<std::int64_t>& kept_by_step) {
   CpuDevice host;
   Tensor all = host.zeros({world.size() * 3}, DType::f64);  // (step + 1, its bytes, step 0's)
@@ -446,8 +447,11 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const verify::MemoryBreakdown memory =
       training_memory(world, device, config, mesh, replica, model, optimizer, placements,
                       *std::max_element(kept_by_step.begin(), kept_by_step.end()));
-  result.memory_differs = verify::first_difference_from_model(world, memory);
-  if (result.memory_differs.empty()) result.memory_differs = kept_changes(world, kept_by_step);
+  // a step that kept other bytes than the first says more than the model's comparison would
+  result.memory_differs = kept_changes(world, kept_by_step);
+  if (result.memory_differs.empty()) {
+    result.memory_differs = verify::first_difference_from_model(world, memory);
+  }
   result.memory = verify::largest_over_ranks(world, memory);
   result.replicas_differ = check_replicas(world, device, model.parameters(), placements, result);
   if (result.replicas_differ.empty() && !optimizer.masters().empty()) {
@@ -492,6 +496,7 @@ nlohmann::json to_json(const TrainResult& r) {
       {"np", r.world_size},
       {"dp", c.options.dp},
       {"dp_buckets", c.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
+      {"regather", c.options.regather},
       {"grid", r.grid},
       {"dtype", std::string(dtype_name(c.dtype))},
       {"shape",
@@ -529,9 +534,11 @@ nlohmann::json to_json(const TrainResult& r) {
       {"steps_planned", c.steps},
       {"steps", steps}};
   j.update(block_training_json(c.options.training));
-  j["memory"] = verify::to_json(r.memory);
-  j["memory"]["as_modelled"] = r.memory_differs.empty();
-  if (!r.memory_differs.empty()) j["memory"]["first_difference"] = r.memory_differs;
+  if (r.memory) {  // a run cut short has none
+    j["memory"] = verify::to_json(*r.memory);
+    j["memory"]["as_modelled"] = r.memory_differs.empty();
+    if (!r.memory_differs.empty()) j["memory"]["first_difference"] = r.memory_differs;
+  }
   return j;
 }
 

@@ -74,10 +74,10 @@ struct TrainResult {
   /// gradients and optimizer state beside what the placements and the optimizer's rule say
   /// they hold; what the steps kept for backward (GptModel::kept_bytes, the most of any step)
   /// beside the cost model's (model::gpt_activation_elements); the allocator's peak over the
-  /// run (the launcher adds the process's, VmHWM).
-  verify::MemoryBreakdown memory;
-  /// Empty, or the first rank and kind whose measured memory is not its model's, or the first
-  /// step that kept other bytes for backward than the first did.
+  /// run (the launcher adds the process's, VmHWM). None until the last step has run.
+  std::optional<verify::MemoryBreakdown> memory;
+  /// Empty, or the first step of a rank that kept other bytes for backward than its first
+  /// step did, or else the first rank and kind whose measured memory is not its model's.
   std::string memory_differs;
   /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
   /// every rank's memory as its model says, and the training did not diverge.

@@ -58,8 +58,8 @@ std::string first_difference_from_model(Comm& world, const MemoryBreakdown& mine
     const double* w = all.data_as<double>() + r * slots;
     for (std::size_t k = 0; k < kinds.size(); ++k) {
       if (w[2 * k] != w[2 * k + 1]) {
-        return fmt::format("rank {}: {} {:.0f} bytes measured, {:.0f} by the model", r, kNames[k],
-                           w[2 * k], w[2 * k + 1]);
+        return fmt::format("rank {}: {} {:.0f} bytes measured, {:.0f} by the cost model", r,
+                           kNames[k], w[2 * k], w[2 * k + 1]);
       }
     }
   }

@@ -41,7 +41,7 @@ MemoryBreakdown largest_over_ranks(Comm& world, const MemoryBreakdown& mine);
 
 /// Empty when every rank of `world` measured each kind that has a model exactly as its model
 /// says; otherwise the lowest such rank and its first kind that differs, as "rank 3:
-/// activations 1234 bytes measured, 1200 by the model". Collective.
+/// activations 1234 bytes measured, 1200 by the cost model". Collective.
 std::string first_difference_from_model(Comm& world, const MemoryBreakdown& mine);
 
 /// {"parameters": {"measured", "model"}, ..., "peak_allocated", "peak_resident"}; a model the

@@ -89,12 +89,27 @@ def trace_of(run):
 
 
 def is_training(data):
-    """A document `tplab train --json` wrote: its steps and the hash of its loss curve."""
+    """A record `tplab train --json` wrote: its steps and the hash of its loss curve."""
     return isinstance(data, dict) and isinstance(data.get("steps"), list) and "loss_hash" in data
 
 
+def ended_before_first_step(data):
+    """What `tplab train --json` writes when its job ended before it finished one step: the
+    verdict and the job's failures alone."""
+    return (isinstance(data, dict) and isinstance(data.get("failures"), list) and "pass" in data
+            and "steps" not in data and "runs" not in data and "rows" not in data)
+
+
+def failure_text(failure):
+    """A job's failure as the launcher records it: its job, how it ended, its last message."""
+    if not isinstance(failure, dict):
+        return str(failure)
+    parts = [str(failure[k]) for k in ("job", "exit_reason", "last_message") if failure.get(k)]
+    return ": ".join(parts) or json.dumps(failure)
+
+
 def training_run(path, data):
-    """A training document with its file's name, a loss or difference JSON could not hold
+    """A training record with its file's name, a loss or difference JSON could not hold
     (NaN, written as null) as NaN; BadInput for one with no steps."""
     if not data["steps"]:
         raise BadInput(f"{path}: a `tplab train --json` run with no steps")
@@ -117,6 +132,13 @@ def load(paths):
             traces.append((path, checked_trace(path, data)))
         elif is_training(data):
             trainings.append(training_run(path, data))
+        elif isinstance(data, dict) and isinstance(data.get("runs"), list) and data["runs"] and all(
+                is_training(r) for r in data["runs"]):  # train's record under mpiexec itself
+            trainings += [training_run(path, r) for r in data["runs"]]
+        elif ended_before_first_step(data):
+            what = "; ".join(failure_text(f) for f in data["failures"]) or "no failure recorded"
+            raise BadInput(f"{path}: a `tplab train` run that ended before its first step, so "
+                           f"there is nothing to draw ({what})")
         elif isinstance(data, dict) and isinstance(data.get("rows"), list):
             rows += data["rows"]
         elif isinstance(data, dict) and isinstance(data.get("runs"), list) and all(
@@ -706,15 +728,21 @@ def comm_summary(rows):
 # ---- training runs (`tplab train --json`) --------------------------------------------------------
 
 def training_label(r):
-    """scheme, ranks (and replicas), dtype, and what else the run turned on."""
+    """scheme, ranks (and replicas), grid, dtype, and what else the run turned on."""
     extras = [r["optimizer"]["kind"]] if isinstance(r.get("optimizer"), dict) else []
+    if r.get("regather"):
+        extras.append("regather")
     if r.get("recompute", "none") != "none":
         extras.append(f"recompute {r['recompute']}")
     dropout = r.get("dropout") or {}
     if dropout.get("p", 0):
         extras.append(f"dropout {dropout['p']}")
     dp = f" dp={r['dp']}" if r.get("dp", 1) > 1 else ""
-    return f"{r['scheme']} p={r['np']}{dp} {r['dtype']}\n{', '.join(extras)}"
+    grid = f" ({r['grid']})" if r.get("grid") else ""
+    return f"{r['scheme']}{grid} p={r['np']}{dp} {r['dtype']}\n{', '.join(extras)}"
+
+
+FLOOR = 1e-18  # where a relative difference of exactly 0 is drawn on the log scale
 
 
 def training_loss_plot(trainings, out):
@@ -749,11 +777,8 @@ def training_loss_plot(trainings, out):
     plt.close(fig)
 
 
-FLOOR = 1e-18
-
-
-TRAINING_COLUMNS = ["run", "file", "steps", "loss first -> last", "max rel. diff", "verdict",
-                    "kept MiB/rank", "as modelled"]
+TRAINING_COLUMNS = ["run", "file", "shape", "steps", "loss first -> last", "max rel. diff",
+                    "verdict", "kept MiB/rank", "as modelled"]
 
 
 def training_rows(trainings):
@@ -761,12 +786,14 @@ def training_rows(trainings):
     for r in trainings:
         memory = r.get("memory", {})
         kept = memory.get("activations", {}).get("measured")
+        s = r["shape"]
         out.append([training_label(r).replace("\n", ", ").rstrip(", "), r["_file"],
-                    str(len(r["steps"])),
+                    f"{shape_text(s)} V={s['vocab']} L={s['layers']}", str(len(r["steps"])),
                     f"{r['steps'][0]['loss']:.4f} -> {r['steps'][-1]['loss']:.4f}",
                     f"{r['max_relative_difference']:.1e}", "PASS" if r["pass"] else "FAIL",
                     f"{kept / 2**20:.3f}" if kept is not None else "",
-                    {True: "yes", False: "NO"}.get(memory.get("as_modelled"), "")])
+                    {True: "yes", False: "NO: " + memory.get("first_difference", "")}.get(
+                        memory.get("as_modelled"), "not measured (cut short)")])
     return out
 
 
@@ -864,15 +891,19 @@ def timeline_section(traces, runs, out_dir):
 def write_report(records, rows, out_dir, inputs, traces=(), trainings=()):
     cores = cores_of(records + rows)
     runs, pairs = tensor_parallel_runs(records), with_baselines(records)
-    title = "scaling" if records or rows or traces else "training"
-    md = [f"# tplab {title} report", "",
-          f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}. "
-          f"Runs with more ranks than this machine's {cores} cores are marked **{OVERSUBSCRIBED}**: "
-          "their ranks take turns on the cores, so their times say more about the machine than "
-          "about the scheme (hollow markers, hatched bars, shaded bands in the plots). Runs whose "
-          f"ranks got less than 0.9 of a core without that are marked **{CONTENDED}** (x in the "
-          "plots): another process was running; rerun them on a quiet machine. Runs whose ranks "
-          "ran on several hosts (`--hosts`) are marked **N hosts**.", ""]
+    measured = records or rows or traces
+    md = [f"# tplab {'scaling' if measured else 'training'} report", "",
+          f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}."]
+    if measured:
+        md[-1] += (
+            f" Runs with more ranks than this machine's {cores} cores are marked "
+            f"**{OVERSUBSCRIBED}**: their ranks take turns on the cores, so their times say more "
+            "about the machine than about the scheme (hollow markers, hatched bars, shaded bands "
+            "in the plots). Runs whose ranks got less than 0.9 of a core without that are marked "
+            f"**{CONTENDED}** (x in the plots): another process was running; rerun them on a "
+            "quiet machine. Runs whose ranks ran on several hosts (`--hosts`) are marked "
+            "**N hosts**.")
+    md.append("")
     made = []
     if runs:
         efficiency_plot(runs, os.path.join(out_dir, "efficiency.png"), cores)

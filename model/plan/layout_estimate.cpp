@@ -12,6 +12,7 @@
 #include "flops.hpp"
 #include "plan/data_parallel_sync.hpp"
 #include "plan/pipeline_schedule.hpp"
+#include "scheme_costs.hpp"
 
 namespace tplab::model::plan {
 namespace {
@@ -35,11 +36,16 @@ struct BlockOnDevice {
   std::vector<GroupPlacement> groups;
 };
 
+/// The scheme that runs a layout's TP groups: `scheme`, or 1d (a rank alone) at TP 1.
+std::string scheme_of(const ParallelLayout& layout, const std::string& scheme) {
+  return layout.tp == 1 ? "1d" : scheme;
+}
+
 BlockOnDevice block_on_device(const PlanRequest& r, const ParallelLayout& layout,
                               const std::string& scheme) {
   const BlockShape shape = block_shape_of(r.model, r.batch.micro_batch);
   BlockOnDevice block;
-  const std::string name = layout.tp == 1 ? "1d" : scheme;
+  const std::string name = scheme_of(layout, scheme);
   block.cost = rank_cost(name, r.scheme_options, layout.tp, shape, Workload::block);
   SchemeOptions keeping = r.scheme_options;
   keeping.training.recompute = Recompute::none;
@@ -77,11 +83,25 @@ struct StageWork {
   double tp_comm_s = 0;
 };
 
+/// What the last stage keeps for backward around its blocks, one micro-batch: the final
+/// LayerNorm's, the LM head's input, the logits and the loss's, as the scheme's GPT layout keeps
+/// them on tp ranks (SchemeCostModel::gpt_parts_kept, which `train` measures), the vocabulary
+/// padded to a multiple of tp.
+std::int64_t head_kept_elements(const PlanRequest& r, const ParallelLayout& l,
+                                const std::string& scheme) {
+  const std::string name = scheme_of(l, scheme);
+  const gpt::GptShape shape{block_shape_of(r.model, r.batch.micro_batch),
+                            (r.model.vocab + l.tp - 1) / l.tp * l.tp, r.model.layers / l.pp};
+  return cost_model_of(name).gpt_parts_kept(*make_scheme(name, r.scheme_options), r.scheme_options,
+                                            l.tp, shape);
+}
+
 /// The stage's L/p blocks; the first stage also holds the embeddings, the last the final
 /// LayerNorm and the LM head (tied to the token embedding: a copy of it when p > 1), split over
-/// the vocabulary as Megatron's VocabParallelEmbedding splits it (V padded to a multiple of tp).
+/// the vocabulary as Megatron's VocabParallelEmbedding splits it (V padded to a multiple of tp),
+/// and what they keep for backward (`head_kept`).
 StageWork stage_work(const PlanRequest& r, const ParallelLayout& l, const BlockOnDevice& block,
-                     int stage, std::int64_t micro_batches) {
+                     int stage, std::int64_t micro_batches, std::int64_t head_kept) {
   const GptModel& g = r.model;
   const std::int64_t layers = g.layers / l.pp, tokens = r.batch.micro_batch * g.seq;
   const std::int64_t vocab_shard = (g.vocab + l.tp - 1) / l.tp;
@@ -96,7 +116,7 @@ StageWork stage_work(const PlanRequest& r, const ParallelLayout& l, const BlockO
   if (stage == 0) w.parameters += vocab_shard * g.hidden + g.seq * g.hidden;
   if (stage == l.pp - 1) {
     w.parameters += 2 * g.hidden + (l.pp > 1 ? vocab_shard * g.hidden : 0);
-    w.activation_elements += tokens * vocab_shard;  // the logits [b s, V/tp], one micro-batch
+    w.activation_elements += head_kept;
     w.flops += 6.0 * static_cast<double>(tokens * g.hidden * vocab_shard);
   }
   return w;
@@ -180,7 +200,7 @@ LayoutEstimate estimate_layout(const PlanRequest& r, const ParallelLayout& layou
   e.micro_batches = r.batch.global_batch / (layout.dp * r.batch.micro_batch);
   e.layers_per_stage = r.model.layers / layout.pp;
   const BlockOnDevice block = block_on_device(r, layout, scheme);
-  e.scheme = layout.tp == 1 ? "none" : scheme;
+  e.scheme = layout.tp == 1 ? "none" : scheme;  // 1d's formulas on one rank
   e.grid = layout.tp == 1 ? "" : block.cost.grid;
   e.tp_groups = block.groups;
   e.tp_inter_node = block.inter_node;
@@ -188,8 +208,11 @@ LayoutEstimate estimate_layout(const PlanRequest& r, const ParallelLayout& layou
   e.pp_group = place_groups(pipeline_groups(layout), layout.devices(), r.ranks_per_node);
   e.dp_group = place_groups(data_parallel_groups(layout), layout.devices(), r.ranks_per_node);
 
-  std::vector<StageWork> stages = {stage_work(r, layout, block, 0, e.micro_batches)};
-  if (layout.pp > 1) stages.push_back(stage_work(r, layout, block, layout.pp - 1, e.micro_batches));
+  const std::int64_t head_kept = head_kept_elements(r, layout, scheme);
+  std::vector<StageWork> stages = {stage_work(r, layout, block, 0, e.micro_batches, head_kept)};
+  if (layout.pp > 1) {
+    stages.push_back(stage_work(r, layout, block, layout.pp - 1, e.micro_batches, head_kept));
+  }
   price_memory(r, stages, e);
   price_time(r, stages, e);
   e.model_flops = model_step_flops(r.model, r.batch);

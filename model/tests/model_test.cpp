@@ -338,9 +338,22 @@ TEST(Activations, TheGptKeepsItsBlocksAndItsNormHeadLogitsAndLoss) {
   SchemeOptions selective;
   selective.training.recompute = Recompute::selective;
   EXPECT_EQ(gpt_activation_elements("1d", selective, 2, shape, 0), 2 * (2848 - 256) + 832);
-  // 3D, q = 2: regathering keeps the head's X [m/q^2, h/q] (32) for X~ [m/q, h/q] (64) and
-  // W~ [h/q, V/q] (128)
-  EXPECT_EQ(gpt_parts_kept_3d(shape, 2, false) - gpt_parts_kept_3d(shape, 2, true), 160);
+  // 2D, q = 2, r = m/q = 8 rows: block 16 r h/q + (b/q)(n/q) s^2 + 2 r = 1024 + 128 + 16;
+  // LN_f 8 x 8 + 8, the head's input 8 x 8, logits r V/q = 8 x 16, the loss's 3 r
+  EXPECT_EQ(gpt_activation_elements("2d", {}, 4, shape, 0), 2 * 1168 + 288);
+  // 2.5D on 8 ranks (q = 2, d = 2) with twice the batch keeps what 2D keeps on 4 ranks
+  const gpt::GptShape twice{{4, 8, 16, 4}, 32, 2};
+  for (int rank : {0, 7}) EXPECT_EQ(gpt_activation_elements("2.5d", {}, 8, twice, rank), 2624);
+  // 3D, q = 2, r = m/q^2 = 4: LN_f 4 x 8 + 4, the head's X~ [m/q, h/q] 64 and W~ [h/q, V/q]
+  // 128, logits 4 x 16, the loss's 12; regathering keeps X [r, h/q] (32) for X~ and W~
+  EXPECT_EQ(gpt_parts_kept_3d(shape, 2, false), 36 + 64 + 128 + 64 + 12);
+  EXPECT_EQ(gpt_parts_kept_3d(shape, 2, true), 36 + 32 + 64 + 12);
+  SchemeOptions regather;
+  regather.regather = true;
+  EXPECT_EQ(
+      gpt_activation_elements("3d", regather, 8, shape, 0) -
+          2 * rank_cost("3d", regather, 8, shape.block, Workload::block).activation_elements_of(0),
+      gpt_parts_kept_3d(shape, 2, true));
 }
 
 // ---- comparing counters with the model

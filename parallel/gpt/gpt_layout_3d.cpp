@@ -102,6 +102,8 @@ GptParts GptLayout3D::make_parts(Comm& world, Device& device, const GptShape& sh
       BlockRange{(j * q + i) * rows, rows, k * (h / q), h / q}, shape.block.s, h);
   parts.final_norm = std::make_unique<LayerNorm>(
       device, grid->output.get(), grid->input_weight.get(), h, p.at("lnf_gamma"), p.at("lnf_beta"));
+  // blocking (no overlap): the head's products need their gathers at once, and nothing
+  // else is left to compute beside them
   parts.head = std::make_unique<Head3D>(device, *grid, p.at("w_head"), p.at("b_head"),
                                         ExecutionPolicy{.regather = regather_});
   const std::int64_t ids = shape.vocab / q;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# train_timeout.sh TPLAB DIR
+# train_timeout.sh TPLAB DIR REPORT_PY
 # A training that runs past its --timeout keeps the steps it finished: tplab train exits 124,
 # says how many steps were kept, and --json holds them (each with the reference's loss beside
-# it), "pass": false and one failure saying the job timed out.
+# it), "pass": false, one failure saying the job timed out, and no memory (it is measured after
+# the last step). The report draws the kept steps and says the memory was not measured.
 set -uo pipefail
-tplab=$1 dir=$2
+tplab=$1 dir=$2 report=$3
 json=$dir/train_timeout.json
 mkdir -p "$dir"
 rm -f "$json"
@@ -28,6 +29,10 @@ assert all(abs(s["loss"] - s["reference_loss"]) <= run["tolerance"] * s["referen
 assert run["pass"] is False, run["pass"]
 (failure,) = run["failures"]
 assert failure["exit_reason"] == "timed out after 4 s", failure
+assert "memory" not in run, f"a run cut short claims its memory: {run['memory']}"
 print(f"ok: {len(steps)} finished steps kept, the time-out named in failures")
 CHECK
+python3 "$report" "$json" -o "$dir/report" || fail "the report refused the kept steps"
+grep -Eq "^\| 1d .* \| FAIL \|  \| not measured \(cut short\) \|$" "$dir/report/report.md" ||
+  fail "the report's training row does not say the memory was not measured"
 exit "$failed"
