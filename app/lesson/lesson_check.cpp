@@ -39,8 +39,10 @@ std::optional<std::string> build_target(const std::string& target) {
 
 /// Makes the build compile `sources` as they are now. A file copied in with its old time stamp
 /// (a submission unpacked into a checkout built before) would look older than the program and
-/// not be compiled again; so when the sources' digests differ from those `record` kept at the
-/// last build, their time stamps are renewed.
+/// not be compiled again; so when the sources' digests differ from those `record` kept of the
+/// last build, their time stamps are renewed. The record then holds these digests before the
+/// build starts, so that it names what the build last compiled even when the build fails: a
+/// submission that failed between two alike would otherwise leave the second one its object.
 void renew_if_changed(const std::vector<std::filesystem::path>& sources,
                       const std::filesystem::path& record, const std::string& digests) {
   if (read_own_file(record, "the record of the last build") == digests) return;
@@ -52,6 +54,7 @@ void renew_if_changed(const std::vector<std::filesystem::path>& sources,
                       source.string(), std::strerror(errno)));
     }
   }
+  write_file_safely(record, digests, "the record of the last build");
 }
 
 /// The link the build compiles lesson `l`'s exercise through (lessons/CMakeLists.txt).
@@ -237,15 +240,14 @@ LessonRun check_lesson(const LessonInfo& l, const CheckRequest& request) {
   // The judge first: the library's solution with the same check.
   const auto solution = l.dir / "solution.cpp";
   const std::string judge_digests = sha256_of_file(solution) + " " + run.check_sha256 + "\n";
-  const auto judge_record = kBinaryDir / "lessons" / (judge_target + ".sha256");
+  const auto judge_record = kBinaryDir / "lessons" / (judge_target + ".sources.sha256");
   renew_if_changed({solution, checker}, judge_record, judge_digests);
   if (std::optional<std::string> messages = build_target(judge_target)) {
     throw InternalError(fmt::format("the library's solution of lesson {:02d} does not compile:\n{}",
                                     l.number, *messages));
   }
-  write_file_safely(judge_record, judge_digests, "the record of the last build");
   const std::string digests = run.source_sha256 + " " + run.check_sha256 + "\n";
-  const auto record = kBinaryDir / "lessons" / (target + ".sha256");
+  const auto record = kBinaryDir / "lessons" / (target + ".sources.sha256");
   std::optional<ExerciseLink> link;  // held until the check ends
   if (!request.solution) {
     link.emplace(l, run.source);
@@ -255,7 +257,6 @@ LessonRun check_lesson(const LessonInfo& l, const CheckRequest& request) {
       run.compiler_output = with_source_path(std::move(*messages), l, run.source);
       return run;
     }
-    write_file_safely(record, digests, "the record of the last build");
   }
   run.program = kBinaryDir / "lessons" / target;
   const auto judge = kBinaryDir / "lessons" / judge_target;

@@ -2,13 +2,16 @@
 // bytes the library's block keeps, measured on the device, with and without sequence
 // parallelism and in every recompute mode, at the lesson's shape and at one drawn from the
 // run's seed; then the exercise's attention core, keeping P and recomputing it: its outputs and
-// gradients against the library's core, the bytes it keeps measured, and every bit of the
-// recomputing core against the keeping one.
+// gradients against the library's core, the bytes it keeps measured, every bit of the
+// recomputing core against the keeping one, and that its backward computes P again (a P kept
+// off the device, where the byte count does not look, shows there).
 #include <fmt/format.h>
 
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "kept_bytes.hpp"
@@ -19,6 +22,7 @@
 #include "rank_shards.hpp"
 #include "scheme/scheme.hpp"
 #include "tolerance.hpp"
+#include "trace/trace_recorder.hpp"
 
 namespace tplab::lessons::activation_memory {
 namespace {
@@ -270,6 +274,80 @@ void check_bits(Lesson& lesson, const std::vector<std::vector<double>>& keeping,
   lesson.report("selective against none: every bit of ctx, dq, dk, dv (exact)");
 }
 
+/// How many device operations named `name` `work` issues on `device`, as the device's own trace
+/// of its operations records them (any trace the lesson keeps is set aside meanwhile).
+int operations_named(Device& device, const std::string& name, const std::function<void()>& work) {
+  TraceRecorder trace(0);
+  struct Traced {  // restores the lesson's trace however `work` ends
+    Device& device;
+    TraceRecorder* outer;
+    ~Traced() { device.trace_into(outer); }
+  } traced{device, device.trace()};
+  device.trace_into(&trace);
+  work();
+  std::string events = trace.events_json("operations");
+  if (!events.empty() && events.back() == ',') events.pop_back();
+  int count = 0;
+  for (const nlohmann::json& e : nlohmann::json::parse("[" + events + "]")) {
+    if (e.value("name", "") == name && e.value("cat", "") == "op") ++count;
+  }
+  return count;
+}
+
+/// Queues, per rank, what shows that the recomputing core keeps P nowhere: whether its backward
+/// ran causal_softmax_forward again (1), and how many elements of dq, dk, dv differ in their
+/// bits from `recomputing` (the same core's, alone) when another core's forward on other inputs
+/// came between its forward and its backward (0). A P kept off the device, where the byte count
+/// does not look (a host copy, a static), fails the first or the second.
+void check_recomputation(Lesson& lesson, const CoreProblem& p,
+                         const std::vector<std::vector<double>>& recomputing) {
+  const int t = lesson.size();
+  Device& device = lesson.device();
+  const Tensor q = lesson.shard(p.in.at("q"), p.place), k = lesson.shard(p.in.at("k"), p.place),
+               v = lesson.shard(p.in.at("v"), p.place),
+               dctx = lesson.shard(p.in.at("dctx"), p.place);
+  const auto core = [&] {
+    return AttentionCore(device, kShape.b, kShape.heads / t, kShape.head_dim(),
+                         Recompute::selective);
+  };
+  Tensor dq, dk, dv;
+  AttentionCore alone = core();
+  alone.forward(q, k, v);
+  const int softmaxes =
+      operations_named(device, "causal_softmax_forward", [&] { alone.backward(dctx, dq, dk, dv); });
+
+  AttentionCore first = core(), second = core();
+  first.forward(q, k, v);
+  second.forward(k, q, v);  // other scores, so another P
+  first.backward(dctx, dq, dk, dv);
+  double differing = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Tensor& grad = i == 0 ? dq : i == 1 ? dk : dv;
+    std::vector<double> values(static_cast<std::size_t>(grad.numel()));
+    device.download(grad, values);
+    const std::vector<double>& alone_values = recomputing.at(i + 1);  // after ctx
+    for (std::size_t e = 0; e < values.size() && e < alone_values.size(); ++e) {
+      differing += std::memcmp(&values[e], &alone_values[e], sizeof(double)) != 0 ? 1 : 0;
+    }
+  }
+  static const TensorPlacement place =
+      blocked("recomputed", {t, 2}, "Shard(0) over tp", t, t, 1, [](int r) {
+        return std::pair<std::int64_t, std::int64_t>{r, 0};
+      });
+  Tensor measured = device.empty({1, 2}, DType::f64);
+  device.upload(std::vector<double>{softmaxes > 0 ? 1.0 : 0.0, differing}, measured);
+  std::vector<double> want;
+  for (int r = 0; r < t; ++r) want.insert(want.end(), {1.0, 0.0});
+  lesson.expect("recomputed", host_array({t, 2}, want), place, measured, exact_tolerance());
+  lesson.explain("recomputed",
+                 "per rank: [1 when backward ran causal_softmax_forward again, elements of dq, "
+                 "dk, dv that differ in their bits when another core's forward came between "
+                 "this core's forward and its backward]: selective keeps P nowhere, on the "
+                 "device or off it (no host copy, no static); backward computes it again from "
+                 "this core's own q_ and k_");
+  lesson.report("selective computes P again in backward, from its own q and k (exact)");
+}
+
 void run(Lesson& lesson) {
   const int t = lesson.size();
   require_world_size(lesson, kShape.heads % t == 0,
@@ -298,6 +376,7 @@ void run(Lesson& lesson) {
                    "the core recomputing P: ctx, dq, dk, dv against the library's core (f64 "
                    "tolerance), kept elements measured (exact)");
     check_bits(lesson, keeping, recomputing);
+    check_recomputation(lesson, problem, recomputing);
   });
 }
 
