@@ -13,29 +13,14 @@ lesson=$source_dir/lessons/15-bugs-from-the-field
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAILED: $*"; exit 1; }
 
-submit() {  # submit STUDENT SED_SCRIPT...: the solution edited by the sed scripts
-  local student=$1
-  shift
-  mkdir -p "$work/class/$student/15-bugs-from-the-field"
-  local args=()
-  for script in "$@"; do args+=(-e "$script"); done
-  sed "${args[@]}" "$lesson/solution.cpp" >"$work/class/$student/15-bugs-from-the-field/exercise.cpp"
-  # A sed script that matched nothing would leave the solution: the student must differ from it.
-  if cmp -s "$lesson/solution.cpp" "$work/class/$student/15-bugs-from-the-field/exercise.cpp"; then
-    fail "$student: the bug could not be put back into the solution"
-  fi
-}
+source "$(dirname "$0")/lesson_class.sh"
 submit norm '/squares += device.sum_of_squares(g);  \/\/ once/d' \
   's|^  for (const Tensor& g : sharded) shard_squares += .*|&\n  for (const Tensor\& g : replicated) shard_squares += device.sum_of_squares(g);|'
 submit padding 's|std::clamp<std::int64_t>(vocab - first_column,|std::clamp<std::int64_t>(vocab,|'
 submit layernorm '/tp.all_reduce(d_gamma);/d' '/tp.all_reduce(d_beta);/d'
 submit update 's|^  device.add_inplace(p, step);|  if (tp.rank() == 0) device.add_inplace(p, step);|'
 
-output=$("$tplab" lesson grade 15 --submissions "$work/class" --out "$work/grades" 2>&1)
-code=$?
-printf '%s\n' "$output" | tail -n 20
-[[ $code == 0 ]] || fail "lesson grade --submissions exited $code"
-cat "$work/grades/gradebook.csv"
+grade_class 15 20
 
 python3 - "$work/grades" <<'CHECK' || fail "the scores of the bugs"
 import json, sys

@@ -16,21 +16,7 @@ lesson=$source_dir/lessons/16-activation-memory
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAILED: $*"; exit 1; }
 
-submit() {  # submit STUDENT [SED_SCRIPT...]: the solution, edited by the sed scripts
-  local student=$1
-  shift
-  local file=$work/class/$student/16-activation-memory/exercise.cpp
-  mkdir -p "$(dirname "$file")"
-  if [[ $# == 0 ]]; then
-    cp "$lesson/solution.cpp" "$file"
-    return
-  fi
-  local args=()
-  for script in "$@"; do args+=(-e "$script"); done
-  sed "${args[@]}" "$lesson/solution.cpp" >"$file"
-  # A sed script that matched nothing would leave the solution: the student must differ from it.
-  cmp -s "$lesson/solution.cpp" "$file" && fail "$student: the cheat could not be written"
-}
+source "$(dirname "$0")/lesson_class.sh"
 stash='s|^Tensor AttentionCore::probabilities() {|std::vector<double>\& stash() {\n  static std::vector<double> p;\n  return p;\n}\n\n&|'
 copy='s|^  Tensor probs = probabilities();$|&\n  if (recompute_ == Recompute::selective) {\n    stash().resize(static_cast<std::size_t>(probs.numel()));\n    device_.download(probs, stash());\n  }|'
 read_back() {  # the backward's P from the stash, after $1 (a statement, or nothing)
@@ -44,11 +30,7 @@ submit keeps_p 's|^  if (recompute_ == Recompute::none) probs_ = std::move(probs
 submit host_copy "$stash" "$copy" "$(read_back "")"
 submit for_show "$stash" "$copy" "$(read_back "(void)probabilities();  // for show")"
 
-output=$("$tplab" lesson grade 16 --submissions "$work/class" --out "$work/grades" 2>&1)
-code=$?
-printf '%s\n' "$output" | tail -n 8
-[[ $code == 0 ]] || fail "lesson grade --submissions exited $code"
-cat "$work/grades/gradebook.csv"
+grade_class 16 8
 
 python3 - "$work/grades" <<'CHECK' || fail "the scores of the cheats"
 import json, sys
