@@ -793,7 +793,8 @@ def training_rows(trainings):
                     f"{r['max_relative_difference']:.1e}", "PASS" if r["pass"] else "FAIL",
                     f"{kept / 2**20:.3f}" if kept is not None else "",
                     {True: "yes", False: "NO: " + memory.get("first_difference", "")}.get(
-                        memory.get("as_modelled"), "not measured (cut short)")])
+                        memory.get("as_modelled"),
+                        "no model" if memory else "not measured (cut short)")])
     return out
 
 
