@@ -3,17 +3,18 @@
 // parallelism and in every recompute mode, at the lesson's shape and at one drawn from the
 // run's seed; then the exercise's attention core, keeping P and recomputing it: its outputs and
 // gradients against the library's core, the bytes it keeps measured, every bit of the
-// recomputing core against the keeping one, and that its backward computes P again (a P kept
-// off the device, where the byte count does not look, shows there).
+// recomputing core against the keeping one, and that its backward uses a P it computed again
+// (a P kept off the device, where the byte count does not look, shows there).
 #include <fmt/format.h>
 
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <functional>
-#include <nlohmann/json.hpp>
+#include <memory>
 #include <random>
 
+#include "device/cpu_device.hpp"
+#include "device/ops/cpu_ops.hpp"
 #include "kept_bytes.hpp"
 #include "layers/causal_attention.hpp"
 #include "lesson.hpp"
@@ -22,7 +23,6 @@
 #include "rank_shards.hpp"
 #include "scheme/scheme.hpp"
 #include "tolerance.hpp"
-#include "trace/trace_recorder.hpp"
 
 namespace tplab::lessons::activation_memory {
 namespace {
@@ -274,78 +274,102 @@ void check_bits(Lesson& lesson, const std::vector<std::vector<double>>& keeping,
   lesson.report("selective against none: every bit of ctx, dq, dk, dv (exact)");
 }
 
-/// How many device operations named `name` `work` issues on `device`, as the device's own trace
-/// of its operations records them (any trace the lesson keeps is set aside meanwhile).
-int operations_named(Device& device, const std::string& name, const std::function<void()>& work) {
-  TraceRecorder trace(0);
-  struct Traced {  // restores the lesson's trace however `work` ends
-    Device& device;
-    TraceRecorder* outer;
-    ~Traced() { device.trace_into(outer); }
-  } traced{device, device.trace()};
-  device.trace_into(&trace);
-  work();
-  std::string events = trace.events_json("operations");
-  if (!events.empty() && events.back() == ',') events.pop_back();
-  int count = 0;
-  for (const nlohmann::json& e : nlohmann::json::parse("[" + events + "]")) {
-    if (e.value("name", "") == name && e.value("cat", "") == "op") ++count;
+/// The CPU's causal softmax, its forward's every probability scaled by 1 + 2^-10 while `nudged`:
+/// a core that computes P again in backward then gets other gradients, and one that reads a P
+/// kept from forward, wherever it kept it, the same ones.
+class NudgedSoftmax final : public SoftmaxOps {
+ public:
+  explicit NudgedSoftmax(std::unique_ptr<SoftmaxOps> inner) : inner_(std::move(inner)) {}
+  void causal_softmax_forward(const Tensor& scores, double scale, Tensor& probs) override {
+    inner_->causal_softmax_forward(scores, scale, probs);
+    if (!nudged) return;
+    double* p = probs.data_as<double>();  // a CPU tensor in f64: its storage is the host's
+    for (std::int64_t e = 0; e < probs.numel(); ++e) p[e] *= 1.0 + 1.0 / 1024;
   }
-  return count;
+  void causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
+                               Tensor& dscores) override {
+    inner_->causal_softmax_backward(probs, dprobs, scale, dscores);
+  }
+  bool nudged = false;
+
+ private:
+  std::unique_ptr<SoftmaxOps> inner_;
+};
+
+/// dq, dk, dv of `core` for `dctx`, after its forward, on the host.
+std::vector<double> gradients_of(Device& device, AttentionCore& core, const Tensor& dctx) {
+  Tensor dq, dk, dv;
+  core.backward(dctx, dq, dk, dv);
+  std::vector<double> all;
+  for (const Tensor* grad : {&dq, &dk, &dv}) {
+    std::vector<double> values(static_cast<std::size_t>(grad->numel()));
+    device.download(*grad, values);
+    all.insert(all.end(), values.begin(), values.end());
+  }
+  return all;
 }
 
-/// Queues, per rank, what shows that the recomputing core keeps P nowhere: whether its backward
-/// ran causal_softmax_forward again (1), and how many elements of dq, dk, dv differ in their
-/// bits from `recomputing` (the same core's, alone) when another core's forward on other inputs
-/// came between its forward and its backward (0). A P kept off the device, where the byte count
-/// does not look (a host copy, a static), fails the first or the second.
-void check_recomputation(Lesson& lesson, const CoreProblem& p,
-                         const std::vector<std::vector<double>>& recomputing) {
+/// Elements of `a` and `b` whose bits differ.
+double differing_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  double count = 0;
+  for (std::size_t e = 0; e < a.size() && e < b.size(); ++e) {
+    count += std::memcmp(&a[e], &b[e], sizeof(double)) != 0 ? 1 : 0;
+  }
+  return count +
+         static_cast<double>(a.size() > b.size() ? a.size() - b.size() : b.size() - a.size());
+}
+
+/// Queues, per rank, what shows that the recomputing core keeps P nowhere, run on a CPU device
+/// of the check's own: whether its gradients change when the softmax that backward runs is
+/// nudged (1: backward reads the P it computes again), and how many elements of dq, dk, dv
+/// differ in their bits when another core's forward on other inputs came between its forward
+/// and its backward (0: it reads only its own q_ and k_). A P kept off the device, where the
+/// byte count does not look (a host copy, a static, a recomputation for show), fails the first.
+void check_recomputation(Lesson& lesson, const CoreProblem& p) {
   const int t = lesson.size();
-  Device& device = lesson.device();
-  const Tensor q = lesson.shard(p.in.at("q"), p.place), k = lesson.shard(p.in.at("k"), p.place),
-               v = lesson.shard(p.in.at("v"), p.place),
-               dctx = lesson.shard(p.in.at("dctx"), p.place);
+  DeviceFamilies families = cpu::make_families();
+  auto nudged = std::make_unique<NudgedSoftmax>(std::move(families.softmax));
+  NudgedSoftmax& softmax = *nudged;
+  families.softmax = std::move(nudged);
+  CpuDevice device(std::move(families));
+  const BlockRange& mine = p.place.blocks.at(static_cast<std::size_t>(lesson.rank()));
+  const auto input = [&](const char* name) {  // this rank's columns of q, k, v or dctx
+    Tensor x = device.empty({mine.rows, mine.cols}, DType::f64);
+    device.upload(p.in.at(name).block(mine), x);
+    return x;
+  };
+  const Tensor q = input("q"), k = input("k"), v = input("v"), dctx = input("dctx");
   const auto core = [&] {
     return AttentionCore(device, kShape.b, kShape.heads / t, kShape.head_dim(),
                          Recompute::selective);
   };
-  Tensor dq, dk, dv;
-  AttentionCore alone = core();
-  alone.forward(q, k, v);
-  const int softmaxes =
-      operations_named(device, "causal_softmax_forward", [&] { alone.backward(dctx, dq, dk, dv); });
-
-  AttentionCore first = core(), second = core();
+  AttentionCore plain = core(), nudging = core(), first = core(), second = core();
+  plain.forward(q, k, v);
+  const std::vector<double> alone = gradients_of(device, plain, dctx);
+  nudging.forward(q, k, v);
+  softmax.nudged = true;  // backward's softmax only
+  const double responds = differing_bits(alone, gradients_of(device, nudging, dctx)) > 0 ? 1 : 0;
+  softmax.nudged = false;
   first.forward(q, k, v);
   second.forward(k, q, v);  // other scores, so another P
-  first.backward(dctx, dq, dk, dv);
-  double differing = 0;
-  for (std::size_t i = 0; i < 3; ++i) {
-    const Tensor& grad = i == 0 ? dq : i == 1 ? dk : dv;
-    std::vector<double> values(static_cast<std::size_t>(grad.numel()));
-    device.download(grad, values);
-    const std::vector<double>& alone_values = recomputing.at(i + 1);  // after ctx
-    for (std::size_t e = 0; e < values.size() && e < alone_values.size(); ++e) {
-      differing += std::memcmp(&values[e], &alone_values[e], sizeof(double)) != 0 ? 1 : 0;
-    }
-  }
+  const double differing = differing_bits(alone, gradients_of(device, first, dctx));
+
   static const TensorPlacement place =
       blocked("recomputed", {t, 2}, "Shard(0) over tp", t, t, 1, [](int r) {
         return std::pair<std::int64_t, std::int64_t>{r, 0};
       });
-  Tensor measured = device.empty({1, 2}, DType::f64);
-  device.upload(std::vector<double>{softmaxes > 0 ? 1.0 : 0.0, differing}, measured);
+  Tensor measured = lesson.device().empty({1, 2}, DType::f64);
+  lesson.device().upload(std::vector<double>{responds, differing}, measured);
   std::vector<double> want;
   for (int r = 0; r < t; ++r) want.insert(want.end(), {1.0, 0.0});
   lesson.expect("recomputed", host_array({t, 2}, want), place, measured, exact_tolerance());
   lesson.explain("recomputed",
-                 "per rank: [1 when backward ran causal_softmax_forward again, elements of dq, "
-                 "dk, dv that differ in their bits when another core's forward came between "
-                 "this core's forward and its backward]: selective keeps P nowhere, on the "
-                 "device or off it (no host copy, no static); backward computes it again from "
-                 "this core's own q_ and k_");
-  lesson.report("selective computes P again in backward, from its own q and k (exact)");
+                 "per rank: [1 when dq, dk, dv change as the softmax backward runs is nudged, "
+                 "elements of dq, dk, dv that differ in their bits when another core's forward "
+                 "came between this core's forward and its backward]: selective keeps P "
+                 "nowhere, on the device or off it (no host copy, no static), and backward uses "
+                 "the P it computes again from this core's own q_ and k_");
+  lesson.report("selective computes P again in backward and uses it (exact)");
 }
 
 void run(Lesson& lesson) {
@@ -376,7 +400,7 @@ void run(Lesson& lesson) {
                    "the core recomputing P: ctx, dq, dk, dv against the library's core (f64 "
                    "tolerance), kept elements measured (exact)");
     check_bits(lesson, keeping, recomputing);
-    check_recomputation(lesson, problem, recomputing);
+    check_recomputation(lesson, problem);
   });
 }
 
