@@ -10,10 +10,8 @@
 
 namespace tplab::model {
 
-std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOptions& options,
-                                     int world_size, const gpt::GptShape& shape, int rank) {
-  check(options.dp == 1, "gpt_activation_elements: give one replica's scheme (dp = 1)");
-  const RankCost block = rank_cost(scheme, options, world_size, shape.block, Workload::block);
+std::int64_t gpt_parts_kept_elements(std::string_view scheme, const SchemeOptions& options,
+                                     int world_size, const gpt::GptShape& shape) {
   const SchemeCostModel& model = cost_model_of(scheme);
   if (model.gpt_parts_kept == nullptr) {
     throw InternalError(
@@ -21,8 +19,15 @@ std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOption
                     "blocks (SchemeCostModel::gpt_parts_kept)",
                     scheme));
   }
+  return model.gpt_parts_kept(*make_scheme(scheme, options), options, world_size, shape);
+}
+
+std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOptions& options,
+                                     int world_size, const gpt::GptShape& shape, int rank) {
+  check(options.dp == 1, "gpt_activation_elements: give one replica's scheme (dp = 1)");
+  const RankCost block = rank_cost(scheme, options, world_size, shape.block, Workload::block);
   return shape.layers * block.activation_elements_of(rank) +
-         model.gpt_parts_kept(*make_scheme(scheme, options), options, world_size, shape);
+         gpt_parts_kept_elements(scheme, options, world_size, shape);
 }
 
 }  // namespace tplab::model

@@ -11,6 +11,12 @@
 
 namespace tplab::model {
 
+/// The elements each rank keeps for backward around the blocks when scheme `scheme` (built with
+/// `options`) runs the GPT of `shape` on `world_size` ranks: what the final LayerNorm, the LM
+/// head and the loss keep (SchemeCostModel::gpt_parts_kept), the same on every rank.
+std::int64_t gpt_parts_kept_elements(std::string_view scheme, const SchemeOptions& options,
+                                     int world_size, const gpt::GptShape& shape);
+
 /// The elements rank `rank` of one model replica keeps for backward when scheme `scheme` (a
 /// registry name, built with `options`, options.dp = 1) runs the GPT of `shape` (its padded
 /// vocabulary, the replica's batch) on `world_size` ranks:

@@ -325,8 +325,8 @@ verify::MemoryBreakdown training_memory(Comm& world, Device& device, const Train
 /// held to the model). Collective.
 std::string kept_changes(Comm& world, const std::vector<std::int64_t>& kept_by_step) {
   CpuDevice host;
-  Tensor all = host.zeros({world.size() * 3}, DType::f64);  // (step + 1, its bytes, step 0's)
-  double* mine = all.data_as<double>() + 3 * world.rank();
+  Tensor sent = host.zeros({3}, DType::f64);  // (step + 1, its bytes, step 0's), or 0s
+  double* mine = sent.data_as<double>();
   for (std::size_t s = 1; s < kept_by_step.size(); ++s) {
     if (kept_by_step[s] != kept_by_step.front()) {
       mine[0] = static_cast<double>(s + 1);
@@ -335,7 +335,8 @@ std::string kept_changes(Comm& world, const std::vector<std::int64_t>& kept_by_s
       break;
     }
   }
-  world.all_reduce(all);
+  Tensor all = host.empty({world.size() * 3}, DType::f64);
+  world.all_gather(sent, all);
   for (int r = 0; r < world.size(); ++r) {
     const double* v = all.data_as<double>() + 3 * r;
     if (v[0] > 0) {

@@ -44,16 +44,17 @@ std::string first_difference_from_model(Comm& world, const MemoryBreakdown& mine
                                                  "activations"};
   const std::array<MemoryKind, 4> kinds = {mine.parameters, mine.gradients, mine.optimizer,
                                            mine.activations};
-  // every rank's (measured, model) of each kind, in its own slot; the others' summed in
+  // (measured, model) of each kind, gathered from every rank
   CpuDevice host;
   const auto slots = static_cast<std::int64_t>(2 * kinds.size());
-  Tensor all = host.zeros({world.size() * slots}, DType::f64);
-  double* v = all.data_as<double>() + world.rank() * slots;
+  Tensor sent = host.empty({slots}, DType::f64);
+  double* v = sent.data_as<double>();
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     v[2 * k] = static_cast<double>(kinds[k].measured);
     v[2 * k + 1] = kinds[k].model ? static_cast<double>(*kinds[k].model) : v[2 * k];
   }
-  world.all_reduce(all);
+  Tensor all = host.empty({world.size() * slots}, DType::f64);
+  world.all_gather(sent, all);
   for (int r = 0; r < world.size(); ++r) {
     const double* w = all.data_as<double>() + r * slots;
     for (std::size_t k = 0; k < kinds.size(); ++k) {

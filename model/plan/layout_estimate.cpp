@@ -10,9 +10,9 @@
 #include "alpha_beta.hpp"
 #include "core/error.hpp"
 #include "flops.hpp"
+#include "gpt_activations.hpp"
 #include "plan/data_parallel_sync.hpp"
 #include "plan/pipeline_schedule.hpp"
-#include "scheme_costs.hpp"
 
 namespace tplab::model::plan {
 namespace {
@@ -85,15 +85,13 @@ struct StageWork {
 
 /// What the last stage keeps for backward around its blocks, one micro-batch: the final
 /// LayerNorm's, the LM head's input, the logits and the loss's, as the scheme's GPT layout keeps
-/// them on tp ranks (SchemeCostModel::gpt_parts_kept, which `train` measures), the vocabulary
-/// padded to a multiple of tp.
+/// them on tp ranks (gpt_parts_kept_elements, which `train` measures), the vocabulary padded to
+/// a multiple of tp.
 std::int64_t head_kept_elements(const PlanRequest& r, const ParallelLayout& l,
                                 const std::string& scheme) {
-  const std::string name = scheme_of(l, scheme);
   const gpt::GptShape shape{block_shape_of(r.model, r.batch.micro_batch),
                             (r.model.vocab + l.tp - 1) / l.tp * l.tp, r.model.layers / l.pp};
-  return cost_model_of(name).gpt_parts_kept(*make_scheme(name, r.scheme_options), r.scheme_options,
-                                            l.tp, shape);
+  return gpt_parts_kept_elements(scheme_of(l, scheme), r.scheme_options, l.tp, shape);
 }
 
 /// The stage's L/p blocks; the first stage also holds the embeddings, the last the final
