@@ -276,9 +276,9 @@ RecomputeComparison compare_recompute(Comm& world, Device& device, const StepCon
       Tensor x = device.empty(shards.x.extents(), shards.x.dtype());
       device.copy(shards.x, x);
       world.barrier();
-      const char* series = recompute_name(modes[k]);
+      const std::string series(recompute_name(modes[k]));
       TraceScope traced(device.trace(), fmt::format("recompute {} step {}", series, i), "step",
-                        step_args(series, i, i >= config.warmup));
+                        step_args(series.c_str(), i, i >= config.warmup));
       device.allocations().reset_peak();
       const std::size_t before = device.allocations().live_bytes();
       const auto start = Clock::now();

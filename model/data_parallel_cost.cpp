@@ -41,19 +41,15 @@ std::vector<GroupLayout> replicated_groups(const std::vector<GroupLayout>& group
 
 }  // namespace
 
-RankCost with_data_parallel(RankCost replica, const DataParallelScheme& scheme, int world_size,
-                            const BlockShape& shape, Workload workload) {
-  const MeshLayout mesh = scheme.mesh(world_size);
-  const std::vector<TensorPlacement> placements = scheme.replica_scheme().placements(
-      mesh.scheme_ranks, replica_shape(shape, mesh.replicas), workload);
-  const std::int64_t elements = shard_elements(placements, 0);
+RankCost with_data_parallel(RankCost replica,
+                            const std::vector<TensorPlacement>& replica_placements,
+                            const MeshLayout& mesh, GradientBuckets buckets, Workload workload) {
+  const std::int64_t elements = shard_elements(replica_placements, 0);
   for (int s = 1; s < mesh.scheme_ranks; ++s) {
-    check(shard_elements(placements, s) == elements,
-          fmt::format("the ranks of a {} replica hold parameter shards of different sizes",
-                      scheme.name()));
+    check(shard_elements(replica_placements, s) == elements,
+          "the ranks of a replica hold parameter shards of different sizes");
   }
-  const std::int64_t calls =
-      scheme.buckets() == GradientBuckets::flat ? 1 : parameter_count(workload);
+  const std::int64_t calls = buckets == GradientBuckets::flat ? 1 : parameter_count(workload);
   replica.comm.backward.add(Collective::all_reduce, std::string(kDataParallelGroup), mesh.replicas,
                             calls, elements);
 
@@ -63,7 +59,7 @@ RankCost with_data_parallel(RankCost replica, const DataParallelScheme& scheme, 
                          [mesh](int w) { return mesh.scheme_rank_of(w); }});
   if (!cost.activation_elements_by_rank.empty()) {
     std::vector<std::int64_t> by_rank;
-    for (int w = 0; w < world_size; ++w) {
+    for (int w = 0; w < mesh.world_size(); ++w) {
       by_rank.push_back(
           cost.activation_elements_by_rank.at(static_cast<std::size_t>(mesh.scheme_rank_of(w))));
     }

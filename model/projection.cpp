@@ -80,7 +80,8 @@ Projection project(std::string_view scheme_name, const SchemeOptions& options, i
   }
   const auto korthikanti_bytes = cost_model_of(scheme_name).korthikanti_bytes;
   if (korthikanti_bytes != nullptr && bytes == 2) {  // one replica's block on its t ranks
-    p.korthikanti_bytes = korthikanti_bytes(replica_shape(shape, options.dp), gpus / options.dp,
+    const MeshLayout mesh = mesh_of(options, gpus);
+    p.korthikanti_bytes = korthikanti_bytes(replica_shape(shape, mesh.replicas), mesh.scheme_ranks,
                                             options.training.recompute);
   }
   p.fits_memory = p.weight_bytes + p.activation_bytes <= profile.memory_bytes;

@@ -13,12 +13,13 @@ RankCost rank_cost(std::string_view scheme_name, const SchemeOptions& options, i
                    const BlockShape& shape, Workload workload) {
   const auto scheme = make_scheme(scheme_name, options);
   scheme->validate(world_size, shape);
-  if (const auto* mesh = dynamic_cast<const DataParallelScheme*>(scheme.get()); mesh != nullptr) {
-    SchemeOptions replica_options = options;
-    replica_options.dp = 1;
-    RankCost replica = rank_cost(scheme_name, replica_options, world_size / mesh->replicas(),
-                                 replica_shape(shape, mesh->replicas()), workload);
-    RankCost cost = with_data_parallel(std::move(replica), *mesh, world_size, shape, workload);
+  if (const MeshLayout mesh = mesh_of(options, world_size); mesh.replicas > 1) {
+    const SchemeOptions replica = replica_options(options);
+    const BlockShape replica_block = replica_shape(shape, mesh.replicas);
+    RankCost cost = with_data_parallel(
+        rank_cost(scheme_name, replica, mesh.scheme_ranks, replica_block, workload),
+        make_scheme(scheme_name, replica)->placements(mesh.scheme_ranks, replica_block, workload),
+        mesh, options.dp_buckets, workload);
     cost.grid = scheme->describe_grid(world_size, shape);
     return cost;
   }

@@ -131,12 +131,6 @@ std::string check_replicas(Comm& world, Device& device, const TensorMap& paramet
   return differ;
 }
 
-/// `options` for one replica: the same, without data parallelism.
-SchemeOptions replica_options(SchemeOptions options) {
-  options.dp = 1;
-  return options;
-}
-
 /// The GPT one replica trains: b/D of the sequences.
 gpt::GptShape replica_gpt_shape(gpt::GptShape shape, int replicas) {
   shape.block = replica_shape(shape.block, replicas);
@@ -227,12 +221,12 @@ gpt::GptShape padded_shape(int world_size, const TrainConfig& config) {
 }  // namespace
 
 VocabPadding training_vocab_padding(int world_size, const TrainConfig& config) {
-  const int replicas = config.options.dp;
-  if (replicas < 1 || world_size % replicas != 0) return {0, config.shape.vocab};
+  if (config.options.dp < 1 || world_size % config.options.dp != 0) return {0, config.shape.vocab};
+  const MeshLayout mesh = mesh_of(config.options, world_size);
   const auto layout = gpt::make_gpt_layout(config.scheme, replica_options(config.options));
-  const gpt::GptShape replica = replica_gpt_shape(config.shape, replicas);
-  return {layout->vocab_parts(world_size / replicas, replica),
-          gpt::padded_vocab(*layout, world_size / replicas, replica)};
+  const gpt::GptShape replica = replica_gpt_shape(config.shape, mesh.replicas);
+  return {layout->vocab_parts(mesh.scheme_ranks, replica),
+          gpt::padded_vocab(*layout, mesh.scheme_ranks, replica)};
 }
 
 void validate_training(int world_size, const TrainConfig& config) {
@@ -248,14 +242,14 @@ void validate_training(int world_size, const TrainConfig& config) {
   if (config.dtype == DType::bf16) cpu::chosen_bf16_gemm_path();  // TPLAB_BF16_GEMM, if set
   // The mesh first (D divides the world and the batch), then the model on one replica.
   make_scheme(config.scheme, config.options)->validate(world_size, config.shape.block);
-  const int replicas = config.options.dp;
+  const MeshLayout mesh = mesh_of(config.options, world_size);
   const SchemeOptions options = replica_options(config.options);
   const auto layout = gpt::make_gpt_layout(config.scheme, options);
   if (const std::string problem = gpt::gpt_shape_problem(config.shape); !problem.empty()) {
     throw UsageError(fmt::format("shape {}: {}", gpt::to_string(config.shape), problem));
   }
-  gpt::validate_gpt(*make_scheme(config.scheme, options), *layout, world_size / replicas,
-                    replica_gpt_shape(padded_shape(world_size, config), replicas));
+  gpt::validate_gpt(*make_scheme(config.scheme, options), *layout, mesh.scheme_ranks,
+                    replica_gpt_shape(padded_shape(world_size, config), mesh.replicas));
 }
 
 double training_bytes_per_rank(const TrainConfig& config) {
@@ -357,11 +351,10 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   validate_training(world.size(), config);
   // D replicas of P ranks (MeshLayout): each trains the model on its b/D sequences, and the
   // mean of the replicas' gradients is the gradient of the global batch's mean loss.
-  const MeshLayout mesh{config.options.dp, world.size() / config.options.dp};
-  SchemeOptions options = replica_options(config.options);
+  const MeshLayout mesh = mesh_of(config.options, world.size());
   // the replica's blocks draw the whole batch's dropout masks for its own sequences
-  options.training.first_sequence =
-      mesh.replica_of(world.rank()) * (config.shape.block.b / mesh.replicas);
+  const SchemeOptions options =
+      replica_options_of_rank(config.options, mesh, world.rank(), config.shape.block);
   const auto scheme = make_scheme(config.scheme, options);
   const auto layout = gpt::make_gpt_layout(config.scheme, options);
   const gpt::GptShape& shape = config.shape;
@@ -492,48 +485,47 @@ nlohmann::json to_json(const TrainResult& r) {
     diverged = {{"parallel_step", r.diverged->parallel_step},
                 {"reference_step", r.diverged->reference_step}};
   }
-  nlohmann::json j = {
-      {"scheme", c.scheme},
-      {"np", r.world_size},
-      {"dp", c.options.dp},
-      {"dp_buckets", c.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
-      {"regather", c.options.regather},
-      {"grid", r.grid},
-      {"dtype", std::string(dtype_name(c.dtype))},
-      {"shape",
-       {{"b", c.shape.block.b},
-        {"s", c.shape.block.s},
-        {"h", c.shape.block.h},
-        {"heads", c.shape.block.heads},
-        {"vocab", c.shape.vocab},
-        {"layers", c.shape.layers}}},
-      {"seed", c.seed},
-      {"optimizer",
-       {{"kind", std::string(optimizer_name(c.optimizer.kind))},
-        {"learning_rate", c.optimizer.learning_rate},
-        {"beta1", c.optimizer.beta1},
-        {"beta2", c.optimizer.beta2},
-        {"eps", c.optimizer.eps},
-        {"weight_decay", c.optimizer.weight_decay}}},
-      {"learning_rate", c.optimizer.learning_rate},
-      {"clip", c.clip},
-      {"padded_vocab", r.padded_vocab},
-      {"max_norm_relative_difference", r.max_norm_relative_difference},
-      {"padding_untouched", r.padding_touched.empty()},
-      {"logit_offset", c.logit_offset},
-      {"tolerance", r.tolerance.rtol},
-      {"tolerance_abs", r.tolerance.atol},
-      {"tolerance_first_step", r.tolerance.first_rtol},
-      {"norm_judged_after_first_step", r.tolerance.norm_after_first},
-      {"max_relative_difference", r.max_relative_difference},
-      {"replicated_parameters", r.replicated_parameters},
-      {"replicas_identical", r.replicas_differ.empty()},
-      {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
-      {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
-      {"pass", r.pass},
-      {"diverged", diverged},
-      {"steps_planned", c.steps},
-      {"steps", steps}};
+  nlohmann::json j = {{"scheme", c.scheme},
+                      {"np", r.world_size},
+                      {"dp", c.options.dp},
+                      {"dp_buckets", name_in(kGradientBucketNames, c.options.dp_buckets)},
+                      {"regather", c.options.regather},
+                      {"grid", r.grid},
+                      {"dtype", std::string(dtype_name(c.dtype))},
+                      {"shape",
+                       {{"b", c.shape.block.b},
+                        {"s", c.shape.block.s},
+                        {"h", c.shape.block.h},
+                        {"heads", c.shape.block.heads},
+                        {"vocab", c.shape.vocab},
+                        {"layers", c.shape.layers}}},
+                      {"seed", c.seed},
+                      {"optimizer",
+                       {{"kind", std::string(optimizer_name(c.optimizer.kind))},
+                        {"learning_rate", c.optimizer.learning_rate},
+                        {"beta1", c.optimizer.beta1},
+                        {"beta2", c.optimizer.beta2},
+                        {"eps", c.optimizer.eps},
+                        {"weight_decay", c.optimizer.weight_decay}}},
+                      {"learning_rate", c.optimizer.learning_rate},
+                      {"clip", c.clip},
+                      {"padded_vocab", r.padded_vocab},
+                      {"max_norm_relative_difference", r.max_norm_relative_difference},
+                      {"padding_untouched", r.padding_touched.empty()},
+                      {"logit_offset", c.logit_offset},
+                      {"tolerance", r.tolerance.rtol},
+                      {"tolerance_abs", r.tolerance.atol},
+                      {"tolerance_first_step", r.tolerance.first_rtol},
+                      {"norm_judged_after_first_step", r.tolerance.norm_after_first},
+                      {"max_relative_difference", r.max_relative_difference},
+                      {"replicated_parameters", r.replicated_parameters},
+                      {"replicas_identical", r.replicas_differ.empty()},
+                      {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
+                      {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
+                      {"pass", r.pass},
+                      {"diverged", diverged},
+                      {"steps_planned", c.steps},
+                      {"steps", steps}};
   j.update(block_training_json(c.options.training));
   if (r.memory) {  // a run cut short has none
     j["memory"] = verify::to_json(*r.memory);

@@ -9,6 +9,8 @@
 #include "collective_bench.hpp"
 #include "core/error.hpp"
 #include "mpi_command.hpp"
+#include "output_options.hpp"
+#include "problem_options.hpp"
 #include "process_resources.hpp"
 #include "world_run.hpp"
 
@@ -20,7 +22,7 @@ struct CommOptions {
   std::vector<int> np = {2};
   std::int64_t min_bytes = 8;
   std::int64_t max_bytes = std::int64_t{256} << 20;
-  std::string dtype = "f32";
+  DType dtype = DType::f32;
   int warmup = 2;
   LaunchOptions launch{.json = {}, .timeout = 900, .hosts = {}, .allow_many_ranks = false};
 };
@@ -33,7 +35,7 @@ bench::CollectiveBenchConfig config_of(const CommOptions& o) {
   c.collectives = o.collectives;
   c.min_bytes = o.min_bytes;
   c.max_bytes = o.max_bytes;
-  c.dtype = parse_dtype(o.dtype);
+  c.dtype = o.dtype;
   c.warmup = o.warmup;
   return c;
 }
@@ -42,7 +44,7 @@ bench::CollectiveBenchConfig config_of(const CommOptions& o) {
 void validate(const CommOptions& o) {
   const auto c = config_of(o);
   if (c.dtype != DType::f32 && c.dtype != DType::f64) {
-    throw UsageError(fmt::format("--dtype {}: bench comm moves f32 or f64", o.dtype));
+    throw UsageError(fmt::format("--dtype {}: bench comm moves f32 or f64", dtype_name(o.dtype)));
   }
   for (const auto& name : c.collectives) bench::find_collective_case(name);
   bench::message_sizes(c.min_bytes, c.max_bytes, c.dtype);
@@ -182,19 +184,16 @@ void add_bench_comm_command(CLI::App& bench, int& exit_code) {
                   "all_reduce, all_gather, reduce_scatter, broadcast, reduce")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--np", o->np, "world sizes")->delimiter(',')->capture_default_str();
+  add_np_option(*cmd, o->np, "2");
   cmd->add_option("--min-bytes", o->min_bytes, "smallest message (8, 1K, 4MiB ...)")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   cmd->add_option("--max-bytes", o->max_bytes, "largest message; sizes double from the smallest")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
-  cmd->add_option("--dtype", o->dtype, "f32 or f64")->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "untimed samples of each path first")
-      ->capture_default_str();
-  add_launch_options(*cmd, o->launch,
-                     "write the rows as JSON, job by job as they finish (a new or plain file in "
-                     "a folder of your own)");
+  add_dtype_option(*cmd, o->dtype, "; bench comm moves f32 or f64");
+  add_warmup_option(*cmd, o->warmup, "samples of each path");
+  add_launch_options(*cmd, o->launch, "the rows (job by job, as they finish)");
   run_over_mpi(
       *cmd, exit_code,
       [o] {

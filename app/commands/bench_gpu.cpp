@@ -7,7 +7,10 @@
 #include "core/error.hpp"
 #include "device/cuda/cuda_backend.hpp"
 #include "gpu_block_bench.hpp"
+#include "launch_options.hpp"
 #include "mfu.hpp"
+#include "output_options.hpp"
+#include "problem_options.hpp"
 #include "safe_output.hpp"
 #include "world_run.hpp"
 
@@ -15,8 +18,8 @@ namespace tplab::app {
 namespace {
 
 struct GpuBenchOptions {
-  std::string shape = "8,2048,4096,32";
-  std::string dtype = "bf16";
+  std::optional<BlockShape> shape;  ///< unset: 8,2048,4096,32
+  DType dtype = DType::bf16;
   int warmup = 2;
   int repeats = 5;
   std::optional<std::string> json;
@@ -51,8 +54,8 @@ void print_mfu(const bench::GpuBenchResult& r, const std::string& gpu, const nlo
 /// rank makes the scheme's collectives cost nothing, as on a single GPU.
 int run_gpu_bench(const GpuBenchOptions& o) {
   bench::GpuBenchConfig config;
-  config.shape = parse_block_shape(o.shape);
-  config.dtype = parse_dtype(o.dtype);
+  config.shape = o.shape.value_or(BlockShape{8, 2048, 4096, 32});
+  config.dtype = o.dtype;
   config.warmup = o.warmup;
   config.repeats = o.repeats;
   cuda::visible_devices();  // NoDeviceError, saying why, before MPI starts
@@ -90,17 +93,14 @@ void add_bench_gpu_command(CLI::App& bench, int& exit_code) {
       "gpu",
       "One block's forward+backward on one GPU: time, TFLOP/s against a cuBLAS matmul, and each "
       "kernel's bandwidth against a device-to-device copy (all from CUDA events)");
-  cmd->add_option("--shape", o->shape, "b,s,h,heads")->capture_default_str();
-  cmd->add_option("--dtype", o->dtype, "bf16, f32 or f64")->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "untimed calls first")->capture_default_str();
-  cmd->add_option("--repeats", o->repeats, "timed calls; the median is reported")
-      ->capture_default_str();
-  cmd->add_option("--json", o->json,
-                  "write the results as JSON (a new or plain file in a folder of your own)");
-  cmd->add_option("--trace", o->trace,
-                  "write the run's timeline (each operation on the host and, from CUDA events, on "
-                  "the GPU's stream) to this Chrome trace file; each operation is an NVTX range "
-                  "too, for nsys");
+  add_shape_option(*cmd, o->shape, "8,2048,4096,32");
+  add_dtype_option(*cmd, o->dtype);
+  add_warmup_option(*cmd, o->warmup, "calls");
+  add_repeats_option(*cmd, o->repeats, "timed calls; the median is reported");
+  add_json_option(*cmd, o->json, "the results");
+  add_trace_option(*cmd, o->trace,
+                   "the run's timeline (each operation on the host and, from CUDA events, on the "
+                   "GPU's stream; each operation is an NVTX range too, for nsys)");
   cmd->callback([o, &exit_code] { exit_code = run_gpu_bench(*o); });
 }
 

@@ -7,6 +7,8 @@
 #include "bench_commands.hpp"
 #include "core/error.hpp"
 #include "fma_peak.hpp"
+#include "launch_options.hpp"
+#include "output_options.hpp"
 #include "process_resources.hpp"
 #include "safe_output.hpp"
 
@@ -23,7 +25,6 @@ int run_peak(const PeakOptions& o) {
   if (!(o.seconds > 0 && o.seconds <= 60)) {
     throw UsageError(fmt::format("--seconds {} is not a time from above 0 to 60 s", o.seconds));
   }
-  if (o.repeats < 1) throw UsageError(fmt::format("--repeats {} is not at least 1", o.repeats));
   if (o.json) require_writable_file(*o.json, "--json");
   fmt::print(
       "one core's peak: multiply-adds in independent chains, 2 flops each, on the calling "
@@ -74,10 +75,8 @@ void add_bench_peak_command(CLI::App& bench, int& exit_code) {
       "One core's peak FLOP/s in f64 and f32, per instruction path (AVX-512, AVX2+FMA, "
       "portable SSE2): the denominator of MFU, measured");
   cmd->add_option("--seconds", o->seconds, "length of each timed run")->capture_default_str();
-  cmd->add_option("--repeats", o->repeats, "timed runs; the fastest is the peak")
-      ->capture_default_str();
-  cmd->add_option("--json", o->json,
-                  "write the results as JSON (a new or plain file in a folder of your own)");
+  add_repeats_option(*cmd, o->repeats, "timed runs; the fastest is the peak");
+  add_json_option(*cmd, o->json, "the results");
   cmd->callback([o, &exit_code] { exit_code = run_peak(*o); });
 }
 

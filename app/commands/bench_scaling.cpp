@@ -8,17 +8,23 @@
 #include <optional>
 
 #include "bench_commands.hpp"
+#include "bench_comparisons.hpp"
 #include "block_training_options.hpp"
+#include "choice.hpp"
 #include "core/error.hpp"
-#include "data_parallel_options.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
 #include "mesh/mesh_layout.hpp"
+#include "mesh_options.hpp"
 #include "mfu.hpp"
 #include "mpi_command.hpp"
+#include "option_effects.hpp"
+#include "output_options.hpp"
+#include "problem_options.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
 #include "scheme/scheme_registry.hpp"
+#include "scheme_choice.hpp"
 #include "step_timer.hpp"
 #include "trace_option.hpp"
 #include "world_run.hpp"
@@ -26,38 +32,53 @@
 namespace tplab::app {
 namespace {
 
+/// Strong scaling keeps the global shape; weak scaling keeps each rank's work.
+enum class ScalingMode { strong, weak, both };
+
+/// The names --mode takes.
+constexpr std::array<Named<ScalingMode>, 3> kScalingModeNames = {
+    {{"strong", ScalingMode::strong}, {"weak", ScalingMode::weak}, {"both", ScalingMode::both}}};
+
 struct ScalingOptions {
   std::vector<std::string> schemes;
-  std::vector<int> np;
-  std::string mode;
-  std::string shape;
-  std::string dtype = "f32";
+  std::vector<int> np{};  ///< empty: default_np, D times as many ranks with --dp D
+  std::vector<int> default_np{};
+  ScalingMode mode = ScalingMode::both;
+  std::optional<BlockShape> shape{};  ///< unset: default_shape
+  /// One replica's shape (strong scaling; D times the batch with --dp D), or one rank's (weak).
+  BlockShape default_shape;
+  DType dtype = DType::f32;
   int warmup = 1;
   int repeats = 5;
-  int depth = 0;
-  bool regather = false;
-  std::string overlap = "off";
-  bool compare_overlap = false;
-  bool compare_recompute = false;
-  bool reference = false;
-  DataParallelOptions data_parallel;
-  BlockTrainingOptions training;
-  std::optional<std::string> trace;
+  Overlap overlap = Overlap::off;
+  std::vector<Comparison> compare{};
+  /// --depth, --regather, --dp, --dp-buckets, --dropout, --dropout-seed and --recompute.
+  SchemeOptions scheme{};
+  std::optional<std::string> trace{};
   LaunchOptions launch{.json = {}, .timeout = 600, .hosts = {}, .allow_many_ranks = false};
+
+  bool compares(Comparison c) const {
+    return std::find(compare.begin(), compare.end(), c) != compare.end();
+  }
 };
 
-/// The global shape of a run. Strong scaling keeps the shape; weak scaling keeps each rank's
-/// work: the batch grows with the ranks (b x p), and since every term of the step's FLOPs
-/// (24 b s h^2 + 4 b s^2 h, times 3) is linear in b, each rank does as much as one rank did.
-BlockShape shape_for(const BlockShape& base, const std::string& mode, int np) {
-  BlockShape s = base;
-  if (mode == "weak") s.b *= np;
+/// The global shape of a run at `np` ranks. Strong scaling keeps the shape; weak scaling keeps
+/// each rank's work: the batch grows with the ranks (b x p), and since every term of the step's
+/// FLOPs (24 b s h^2 + 4 b s^2 h, times 3) is linear in b, each rank does as much as one rank did.
+BlockShape shape_for(const ScalingOptions& o, ScalingMode mode, int np) {
+  if (mode == ScalingMode::strong) return global_shape(o.shape, o.default_shape, o.scheme);
+  BlockShape s = o.shape.value_or(o.default_shape);
+  s.b *= np;
   return s;
 }
 
-std::vector<std::string> modes_of(const std::string& mode) {
-  if (mode == "both") return {"strong", "weak"};
+std::vector<ScalingMode> modes_of(ScalingMode mode) {
+  if (mode == ScalingMode::both) return {ScalingMode::strong, ScalingMode::weak};
   return {mode};
+}
+
+std::string mode_name(ScalingMode mode) {
+  return std::string(name_in(kScalingModeNames, mode));
 }
 
 // ---- inside mpiexec: time one configuration on this world ------------------------------------
@@ -78,40 +99,12 @@ double model_bytes_per_rank(const bench::StepTiming& t) {
          static_cast<double>(dtype_size(t.config.dtype));
 }
 
-/// What a run measured besides its steps, each where it was asked for.
-struct Comparisons {
-  std::optional<bench::Spread> reference;               ///< --reference, rank 0's
-  std::optional<bench::OverlapComparison> overlap;      ///< --compare-overlap
-  std::optional<bench::RecomputeComparison> recompute;  ///< --compare-recompute
-};
-
-/// The recompute comparison as JSON: one entry per mode, with its ratios to none's.
-nlohmann::json recompute_json(const bench::RecomputeComparison& c) {
-  nlohmann::json modes = nlohmann::json::object();
-  constexpr std::array<Recompute, 3> names = {Recompute::none, Recompute::selective,
-                                              Recompute::full};
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    modes[recompute_name(names[k])] = {{"step_ms", c.step[k].median * 1e3},
-                                       {"step_ms_min", c.step[k].min * 1e3},
-                                       {"step_ms_max", c.step[k].max * 1e3},
-                                       {"step_ratio", c.step[k].median / c.step[0].median},
-                                       {"flops", c.flops[k]},
-                                       {"flops_ratio", c.flops[k] / c.flops[0]},
-                                       {"kept_bytes", c.kept_bytes[k]},
-                                       {"model_kept_bytes", c.model_kept_bytes[k]},
-                                       {"peak_bytes", c.peak_bytes[k]}};
-  }
-  return modes;
-}
-
-nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
-                       const Comparisons& comparisons) {
-  const auto& [reference, overlap, recompute] = comparisons;
+nlohmann::json to_json(const bench::StepTiming& t, ScalingMode mode) {
   const BlockShape& s = t.config.shape;
   nlohmann::json j = {
       {"scheme", t.config.scheme},
       {"np", t.world_size},
-      {"mode", mode},
+      {"mode", mode_name(mode)},
       {"grid", t.grid},
       {"dtype", dtype_name(t.config.dtype)},
       {"shape", {{"b", s.b}, {"s", s.s}, {"h", s.h}, {"heads", s.heads}}},
@@ -128,7 +121,7 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
       {"comm_exposed_ms", t.exposed_seconds.median * 1e3},
       {"comm_share", t.comm_share},
       {"dp", t.config.options.dp},
-      {"dp_buckets", t.config.options.dp_buckets == GradientBuckets::flat ? "flat" : "per-tensor"},
+      {"dp_buckets", name_in(kGradientBucketNames, t.config.options.dp_buckets)},
       {"comm_ms_tp", t.scheme_comm_seconds.median * 1e3},
       {"comm_ms_dp", t.dp_comm_seconds.median * 1e3},
       {"comm_share_tp", t.scheme_comm_seconds.median / t.step_seconds.median},
@@ -148,61 +141,36 @@ nlohmann::json to_json(const bench::StepTiming& t, const std::string& mode,
       {"contended", contended(t)},
       {"cores", bench::available_cores()},
       {"oversubscribed", bench::oversubscribed(t.world_size)}};
-  if (overlap) {
-    j["overlap_comparison"] = {{"step_ms_off", overlap->step_off.median * 1e3},
-                               {"step_ms_on", overlap->step_on.median * 1e3},
-                               {"exposed_ms_off", overlap->exposed_off.median * 1e3},
-                               {"exposed_ms_on", overlap->exposed_on.median * 1e3}};
-  }
   j.update(block_training_json(t.config.options.training));
   j["memory"] = verify::to_json(t.memory);
-  if (recompute) j["recompute_comparison"] = recompute_json(*recompute);
-  if (reference) {
-    j["reference_step_ms"] = reference->median * 1e3;
-    j["reference_step_ms_min"] = reference->min * 1e3;
-    j["reference_step_ms_max"] = reference->max * 1e3;
-  }
   return j;
 }
 
-/// The scheme options of `o`, with `replicas` data-parallel replicas.
-SchemeOptions scheme_options(const ScalingOptions& o, int replicas) {
-  DataParallelOptions data_parallel = o.data_parallel;
-  data_parallel.dp = replicas;
-  return o.training.applied_to(data_parallel.applied_to({o.depth, o.regather, o.overlap == "on"}));
-}
-
+/// The step of `scheme` on `shape`, `replicas` data-parallel replicas and overlap as given.
 bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
-                            const BlockShape& shape, int replicas) {
-  bench::StepConfig c;
-  c.scheme = scheme;
-  c.options = scheme_options(o, replicas);
-  c.shape = shape;
-  c.dtype = parse_dtype(o.dtype);
-  c.warmup = o.warmup;
-  c.repeats = o.repeats;
-  return c;
+                            const BlockShape& shape, int replicas, bool overlap) {
+  SchemeOptions options = o.scheme;
+  options.dp = replicas;
+  options.overlap = overlap;
+  return {.scheme = scheme,
+          .options = options,
+          .shape = shape,
+          .dtype = o.dtype,
+          .warmup = o.warmup,
+          .repeats = o.repeats};
 }
 
-void print_run(const bench::StepTiming& t, const std::string& mode,
-               const Comparisons& comparisons) {
-  const auto& [reference, overlap, recompute] = comparisons;
+void print_run(const bench::StepTiming& t, ScalingMode mode) {
   const bench::StepConfig& config = t.config;
   fmt::print(
       "{} {} np={} {} {}: step {:.1f} ms (min {:.1f}, max {:.1f}), in collectives "
-      "{:.1f} ms ({:.0f}%), {:.1f} GFLOP/s{}{}\n",
-      config.scheme, mode, t.world_size, dtype_name(config.dtype), to_string(config.shape),
-      t.step_seconds.median * 1e3, t.step_seconds.min * 1e3, t.step_seconds.max * 1e3,
-      t.comm_seconds.median * 1e3, t.comm_share * 100, t.gflops_per_second,
+      "{:.1f} ms ({:.0f}%), {:.1f} GFLOP/s{}{}{}\n",
+      config.scheme, mode_name(mode), t.world_size, dtype_name(config.dtype),
+      to_string(config.shape), t.step_seconds.median * 1e3, t.step_seconds.min * 1e3,
+      t.step_seconds.max * 1e3, t.comm_seconds.median * 1e3, t.comm_share * 100,
+      t.gflops_per_second, config.options.overlap ? " (overlap on)" : "",
       bench::oversubscribed(t.world_size) ? " (oversubscribed)" : "",
       describe_block_training(config.options.training));
-  if (overlap) {
-    fmt::print(
-        "exposed communication (blocked in collectives), medians of {} alternating steps: "
-        "{:.2f} ms without overlap, {:.2f} ms with it; step {:.1f} ms and {:.1f} ms\n",
-        config.repeats, overlap->exposed_off.median * 1e3, overlap->exposed_on.median * 1e3,
-        overlap->step_off.median * 1e3, overlap->step_on.median * 1e3);
-  }
   const verify::MemoryBreakdown& m = t.memory;
   const auto mib = [](std::int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
   fmt::print(
@@ -212,62 +180,44 @@ void print_run(const bench::StepTiming& t, const std::string& mode,
       mib(m.parameters.measured), mib(m.parameters.model.value_or(0)), mib(m.gradients.measured),
       mib(m.gradients.model.value_or(0)), mib(m.activations.measured),
       mib(m.activations.model.value_or(0)), mib(m.peak_allocated), mib(m.peak_resident));
-  if (recompute) {
-    fmt::print(
-        "recomputation, medians of {} steps of each mode in turn (bytes: the rank that "
-        "keeps most):\n  {:<10} {:>9} {:>7} {:>7} {:>10} {:>10} {:>10}\n",
-        config.repeats, "recompute", "step ms", "x none", "FLOPs x", "kept KiB", "model KiB",
-        "peak KiB");
-    constexpr std::array<Recompute, 3> names = {Recompute::none, Recompute::selective,
-                                                Recompute::full};
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      fmt::print("  {:<10} {:>9.2f} {:>7.3f} {:>7.3f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
-                 recompute_name(names[k]), recompute->step[k].median * 1e3,
-                 recompute->step[k].median / recompute->step[0].median,
-                 recompute->flops[k] / recompute->flops[0],
-                 static_cast<double>(recompute->kept_bytes[k]) / 1024,
-                 static_cast<double>(recompute->model_kept_bytes[k]) / 1024,
-                 static_cast<double>(recompute->peak_bytes[k]) / 1024);
-    }
-  }
-  if (reference) {
-    fmt::print("reference (one process, Eigen, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
-               dtype_name(config.dtype), reference->median * 1e3, reference->min * 1e3,
-               reference->max * 1e3);
-  }
 }
 
 WorldResult scaling_in_world(const ScalingOptions& o, World& w) {
-  if (o.schemes.size() != 1 || o.np.size() != 1 || o.mode == "both") {
-    throw UsageError(
-        fmt::format("under mpiexec, give one --scheme, one --mode and --np {} (the ranks started)",
-                    w.comm.size()));
+  if (o.schemes.size() != 1 || o.np.size() != 1 || o.mode == ScalingMode::both ||
+      o.overlap == Overlap::both) {
+    throw UsageError(fmt::format(
+        "under mpiexec, give one --scheme, one --mode, one --overlap and --np {} (the ranks "
+        "started)",
+        w.comm.size()));
   }
+  // the launcher gives each job its global shape; by hand, the default of the mode
+  const BlockShape shape = o.shape.value_or(shape_for(o, o.mode, w.comm.size()));
   const bench::StepConfig config =
-      config_of(o, o.schemes[0], parse_block_shape(o.shape), o.data_parallel.dp);
+      config_of(o, o.schemes[0], shape, o.scheme.dp, o.overlap == Overlap::on);
   const bench::StepTiming t = bench::time_step(w.comm, w.device, config);
-  Comparisons comparisons;
-  if (o.compare_overlap) comparisons.overlap = bench::compare_overlap(w.comm, w.device, config);
-  if (o.compare_recompute) {
-    comparisons.recompute = bench::compare_recompute(w.comm, w.device, config);
-  }
-  if (o.reference && w.comm.rank() == 0) {
-    comparisons.reference = bench::time_reference_step(config);
+  nlohmann::json record = to_json(t, o.mode);
+  for (const ComparisonEntry& c : comparison_entries()) {
+    if (o.compares(c.comparison)) record.update(c.measure(w, config));
   }
   if (w.comm.rank() != 0) return WorldResult{};
-  print_run(t, o.mode, comparisons);
+  print_run(t, o.mode);
+  for (const ComparisonEntry& c : comparison_entries()) {
+    if (o.compares(c.comparison)) c.print_run(record, config);
+  }
   if (w.hosts.host_count() > 1) fmt::print("ranks on {}\n", w.hosts.summary());
-  return {.records = nlohmann::json::array({to_json(t, o.mode, comparisons)}), .pass = true};
+  return {.records = nlohmann::json::array({record}), .pass = true};
 }
 
 // ---- outside mpiexec: one job per scheme, mode and world size; then efficiency --------------
 
 /// One planned job.
 struct Planned {
-  std::string scheme, mode;
+  std::string scheme;
+  ScalingMode mode = ScalingMode::strong;
   int np = 1;
   BlockShape shape;
   int dp = 1;  ///< replicas; with --dp D, also the scheme alone on one replica's work (dp 1)
+  bool overlap = false;
 
   bool operator==(const Planned&) const = default;
 };
@@ -275,54 +225,78 @@ struct Planned {
 /// The run DP efficiency compares `run` (of D replicas) with: the scheme alone on one replica's
 /// ranks and work, np/D ranks and b/D sequences (weak scaling's shape at np/D as well).
 Planned data_parallel_baseline(const Planned& run) {
-  return {run.scheme, run.mode, run.np / run.dp, replica_shape(run.shape, run.dp), 1};
+  return {.scheme = run.scheme,
+          .mode = run.mode,
+          .np = run.np / run.dp,
+          .shape = replica_shape(run.shape, run.dp),
+          .dp = 1,
+          .overlap = run.overlap};
 }
 
-/// Adds `run` to `runs` if `scheme` can run it; otherwise the reason to `skipped`.
+/// Adds `run` to `runs` if `scheme` can run it; otherwise it is left out, with the reason.
 bool add_if_runnable(const Scheme& scheme, const Planned& run, std::vector<Planned>& runs,
-                     std::vector<std::string>& skipped) {
+                     std::vector<LeftOut>& left_out) {
   if (const std::string why = scheme.refusal(run.np, run.shape); !why.empty()) {
-    skipped.push_back(fmt::format("{} {} np={} dp={} ({}): {}", run.scheme, run.mode, run.np,
-                                  run.dp, to_string(run.shape), why));
+    left_out.push_back({fmt::format("{} {} np={} dp={} ({})", run.scheme, mode_name(run.mode),
+                                    run.np, run.dp, to_string(run.shape)),
+                        why});
     return false;
   }
   if (std::find(runs.begin(), runs.end(), run) == runs.end()) runs.push_back(run);
   return true;
 }
 
-/// Every (scheme, mode, np) the scheme can run; the others are listed with the reason.
-std::vector<Planned> plan(const ScalingOptions& o, std::vector<std::string>& skipped) {
-  const BlockShape base = parse_block_shape(o.shape);
-  if (parse_dtype(o.dtype) == DType::bf16) cpu::chosen_bf16_gemm_path();  // TPLAB_BF16_GEMM
-  if (parse_dtype(o.dtype) == DType::bf16 && o.reference) {
+/// Refuses what no run can take: bf16 beside the f64/f32 reference.
+void validate(const ScalingOptions& o) {
+  if (o.dtype == DType::bf16) cpu::chosen_bf16_gemm_path();  // TPLAB_BF16_GEMM
+  if (o.dtype == DType::bf16 && o.compares(Comparison::reference)) {
     throw UsageError(
-        "--reference with --dtype bf16: the single-device Eigen reference computes in f64 or f32; "
-        "time bf16 without it, or the reference in f32");
+        "--compare reference with --dtype bf16: the single-device Eigen reference computes in "
+        "f64 or f32; time bf16 without it, or the reference in f32");
   }
-  if (o.warmup < 0 || o.repeats < 1) {
-    throw UsageError("--repeats must be at least 1 and --warmup at least 0");
-  }
-  for (int np : o.np) {
-    if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
-  }
-  const int replicas = o.data_parallel.dp;
+}
+
+/// The world sizes to run: --np, or the command's defaults, D times as many with --dp D.
+std::vector<int> world_sizes(const ScalingOptions& o) {
+  if (!o.np.empty()) return o.np;
+  std::vector<int> sizes;
+  for (int np : o.default_np) sizes.push_back(np * o.scheme.dp);
+  return sizes;
+}
+
+/// Every (scheme, mode, np, overlap) the scheme can run; the others are left out with the
+/// reason, and a request none of whose runs can run is refused.
+std::vector<Planned> plan_runs(const ScalingOptions& o, std::vector<LeftOut>& left_out) {
+  validate(o);
+  const int replicas = o.scheme.dp;
   std::vector<Planned> runs;
   for (const auto& name : chosen_schemes(o.schemes)) {
-    const auto scheme = make_scheme(name, scheme_options(o, replicas));
-    const auto alone = make_scheme(name, scheme_options(o, 1));
-    for (const auto& mode : modes_of(o.mode)) {
-      for (int np : o.np) {
-        const Planned run{name, mode, np, shape_for(base, mode, np), replicas};
-        if (add_if_runnable(*scheme, run, runs, skipped) && replicas > 1) {
-          add_if_runnable(*alone, data_parallel_baseline(run), runs, skipped);
+    SchemeOptions alone_options = o.scheme;
+    alone_options.dp = 1;
+    const auto scheme = make_scheme(name, o.scheme);
+    const auto alone = make_scheme(name, alone_options);
+    for (const ScalingMode mode : modes_of(o.mode)) {
+      for (int np : world_sizes(o)) {
+        for (const bool overlap : overlap_settings(o.overlap)) {
+          const Planned run{.scheme = name,
+                            .mode = mode,
+                            .np = np,
+                            .shape = shape_for(o, mode, np),
+                            .dp = replicas,
+                            .overlap = overlap};
+          if (add_if_runnable(*scheme, run, runs, left_out) && replicas > 1) {
+            add_if_runnable(*alone, data_parallel_baseline(run), runs, left_out);
+          }
         }
       }
     }
   }
   if (runs.empty()) {
+    std::vector<std::string> reasons;
+    for (const LeftOut& l : left_out) reasons.push_back(l.run + ": " + l.why);
     throw UsageError(
         fmt::format("no scheme can run any of these world sizes with this shape:\n  {}",
-                    fmt::join(skipped, "\n  ")));
+                    fmt::join(reasons, "\n  ")));
   }
   return runs;
 }
@@ -332,12 +306,14 @@ std::string shape_text(const nlohmann::json& s) {
                      s["heads"].get<int>());
 }
 
-/// Adds efficiency to every run: against the run of the same scheme, mode and replicas with the
-/// fewest ranks, measured in this sweep. Strong: T_base base / (p T_p); weak: T_base / T_p.
-using SeriesKey = std::tuple<std::string, std::string, int>;  // scheme, mode, dp
+/// Adds efficiency to every run: against the run of the same scheme, mode, replicas and overlap
+/// with the fewest ranks, measured in this sweep. Strong: T_base base / (p T_p); weak:
+/// T_base / T_p.
+using SeriesKey = std::tuple<std::string, std::string, int, bool>;  // scheme, mode, dp, overlap
 
 SeriesKey series_of(const nlohmann::json& r) {
-  return {r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["dp"].get<int>()};
+  return {r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["dp"].get<int>(),
+          r["overlap"].get<bool>()};
 }
 
 void add_efficiency(nlohmann::json& runs) {
@@ -374,8 +350,8 @@ void add_data_parallel_efficiency(nlohmann::json& runs) {
       const bool same_work = bs["b"].get<std::int64_t>() == replica_b && bs["s"] == s["s"] &&
                              bs["h"] == s["h"] && bs["heads"] == s["heads"];
       if (base["dp"].get<int>() != 1 || base["scheme"] != r["scheme"] ||
-          base["mode"] != r["mode"] || base["np"].get<int>() * replicas != r["np"].get<int>() ||
-          !same_work) {
+          base["mode"] != r["mode"] || base["overlap"] != r["overlap"] ||
+          base["np"].get<int>() * replicas != r["np"].get<int>() || !same_work) {
         continue;
       }
       base["dp_baseline"] = true;
@@ -449,31 +425,6 @@ void print_rows(const nlohmann::json& runs) {
   }
 }
 
-/// The exposed communication of the runs that compared overlap off and on.
-void print_overlap_lines(const nlohmann::json& runs) {
-  for (const auto& r : runs) {
-    if (!r.contains("overlap_comparison")) continue;
-    const auto& c = r["overlap_comparison"];
-    fmt::print(
-        "  {} np={}: exposed communication {:.2f} ms without overlap, {:.2f} ms with it "
-        "(step {:.1f} ms, {:.1f} ms)\n",
-        r["scheme"].get<std::string>(), r["np"].get<int>(), c["exposed_ms_off"].get<double>(),
-        c["exposed_ms_on"].get<double>(), c["step_ms_off"].get<double>(),
-        c["step_ms_on"].get<double>());
-  }
-}
-
-/// The single-device reference's times, where a run measured one.
-void print_reference_lines(const nlohmann::json& runs) {
-  for (const auto& r : runs) {
-    if (!r.contains("reference_step_ms")) continue;
-    fmt::print("  reference, one process (Eigen, {}, {}): {:.1f} ms (min {:.1f}, max {:.1f})\n",
-               r["dtype"].get<std::string>(), shape_text(r["shape"]),
-               r["reference_step_ms"].get<double>(), r["reference_step_ms_min"].get<double>(),
-               r["reference_step_ms_max"].get<double>());
-  }
-}
-
 /// The DP efficiency that sharing `cores` alone allows D replicas on `np` ranks: they take
 /// np / min(np, cores) turns on the cores where their baseline's np/D ranks take
 /// (np/D) / min(np/D, cores), so at best T(base) / T = min(np, cores) / (D min(np/D, cores)).
@@ -515,7 +466,7 @@ bool any_of_runs(const nlohmann::json& runs, const char* field) {
                      [&](const nlohmann::json& r) { return r[field].get<bool>(); });
 }
 
-void print_table(const nlohmann::json& document, bool reference) {
+void print_table(const nlohmann::json& document, const ScalingOptions& o) {
   const nlohmann::json& runs = document["runs"];
   print_rows(runs);
   const nlohmann::json& peak = document["peak"];
@@ -525,46 +476,75 @@ void print_table(const nlohmann::json& document, bool reference) {
       peak["cores"].get<int>(), peak["flops_per_s_per_core"].get<double>() / 1e9,
       peak["dtype"].get<std::string>(), peak["path"].get<std::string>(),
       peak["source"].get<std::string>());
-  print_overlap_lines(runs);
-  if (reference) print_reference_lines(runs);
+  for (const ComparisonEntry& c : comparison_entries()) {
+    if (o.compares(c.comparison)) c.print_summary(runs);
+  }
   print_data_parallel_lines(runs);
   const bool data_parallel = std::any_of(
       runs.begin(), runs.end(), [](const nlohmann::json& r) { return r["dp"].get<int>() > 1; });
   print_legend(any_of_runs(runs, "contended"), any_of_runs(runs, "oversubscribed"), data_parallel);
 }
 
+/// The comparisons of the job of `p`: --compare's, less the reference where an earlier job of
+/// the same scheme and mode times it already.
+std::vector<Comparison> job_comparisons(
+    const ScalingOptions& o, const Planned& p,
+    std::map<std::pair<std::string, ScalingMode>, bool>& timed) {
+  std::vector<Comparison> compare;
+  for (const Comparison c : o.compare) {
+    if (c == Comparison::none || (c == Comparison::reference && timed[{p.scheme, p.mode}])) {
+      continue;
+    }
+    compare.push_back(c);
+  }
+  if (o.compares(Comparison::reference)) timed[{p.scheme, p.mode}] = true;
+  if (compare.empty()) compare.push_back(Comparison::none);
+  return compare;
+}
+
+/// What one rank of the job of `p` allocates: its step with every module its comparisons build
+/// at once, and the reference's whole problem where it is timed.
+double job_bytes_per_rank(const ScalingOptions& o, const Planned& p,
+                          const std::vector<Comparison>& compare) {
+  int modules = 1;
+  double reference = 0;
+  for (const Comparison c : compare) {
+    if (c == Comparison::none) continue;
+    modules = std::max(modules, comparison_entry(c).modules);
+    if (c == Comparison::reference) reference = verify::verify_bytes_per_rank(p.shape);
+  }
+  return bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape, p.dp, p.overlap), p.np,
+                                    modules) +
+         reference;
+}
+
 /// One job per planned run. The reference runs once per scheme and mode, beside the run with
-/// the fewest ranks; when timed, it runs on rank 0 of that job.
-LaunchPlan plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planned) {
-  LaunchPlan plan;
+/// the fewest ranks, on rank 0 of that job.
+void plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planned, LaunchPlan& plan) {
   plan.tensors =
       "every rank draws the global inputs in f64, then keeps its shards, their gradients and its "
       "activations";
   plan.smaller = "a smaller --shape";
-  std::map<std::pair<std::string, std::string>, bool> referenced;
+  std::map<std::pair<std::string, ScalingMode>, bool> timed;
   for (const auto& p : planned) {
-    const bool reference = o.reference && !referenced[{p.scheme, p.mode}];
-    referenced[{p.scheme, p.mode}] = true;
-    const double reference_bytes = reference ? verify::verify_bytes_per_rank(p.shape) : 0.0;
-    plan.jobs.push_back(
-        {.label = fmt::format("{} {} scaling{}, {}", p.scheme, p.mode,
-                              p.dp > 1 ? fmt::format(" dp={}", p.dp) : "", to_string(p.shape)),
-         .np = p.np,
-         .overrides = {{"--scheme", {p.scheme}},
-                       {"--mode", {p.mode}},
-                       {"--shape",
-                        {fmt::format("{},{},{},{}", p.shape.b, p.shape.s, p.shape.h,
-                                     p.shape.heads)}},
-                       {"--reference", {reference ? "true" : "false"}},
-                       {"--dp", {std::to_string(p.dp)}}},
-         .bytes_per_rank = bench::step_bytes_per_rank(config_of(o, p.scheme, p.shape, p.dp), p.np,
-                                                      o.compare_recompute ? 3
-                                                      : o.compare_overlap ? 2
-                                                                          : 1) +
-                           reference_bytes});
+    const std::vector<Comparison> compare = job_comparisons(o, p, timed);
+    std::vector<std::string> compare_names;
+    for (const Comparison c : compare) {
+      compare_names.emplace_back(name_in(kComparisonNames, c));
+    }
+    plan.jobs.push_back({.label = fmt::format("{} {} scaling{}{}, {}", p.scheme, mode_name(p.mode),
+                                              p.dp > 1 ? fmt::format(" dp={}", p.dp) : "",
+                                              p.overlap ? " overlap on" : "", to_string(p.shape)),
+                         .np = p.np,
+                         .overrides = {{"--scheme", {p.scheme}},
+                                       {"--mode", {mode_name(p.mode)}},
+                                       {"--shape", {shape_argument(p.shape)}},
+                                       {"--compare", compare_names},
+                                       {"--overlap", {p.overlap ? "on" : "off"}},
+                                       {"--dp", {std::to_string(p.dp)}}},
+                         .bytes_per_rank = job_bytes_per_rank(o, p, compare)});
   }
   plan_traces(plan, o.trace, o.launch.json);
-  return plan;
 }
 
 /// Each run's model FLOPs utilisation (mfu.hpp).
@@ -586,57 +566,57 @@ nlohmann::json scaling_document(const SeriesResult& so_far, const nlohmann::json
   return document;
 }
 
+/// Refuses an option that changes none of the runs, with the reason (option_effects.hpp).
+void refuse_unused_options(const CLI::App& command, const std::vector<Planned>& planned,
+                           const ScalingOptions& o) {
+  std::vector<PlannedRun> runs;
+  for (const Planned& p : planned) {
+    SchemeOptions options = o.scheme;
+    options.dp = p.dp;
+    runs.push_back({p.scheme, options, true});
+  }
+  refuse_without_effect(command, runs);
+}
+
 int drive_scaling(const CLI::App& command, const ScalingOptions& o) {
-  std::vector<std::string> skipped;
-  const std::vector<Planned> planned = plan(o, skipped);
-  for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
-  const nlohmann::json peak = measured_peak(parse_dtype(o.dtype));
+  LaunchPlan plan;
+  const std::vector<Planned> planned = plan_runs(o, plan.left_out);
+  refuse_unused_options(command, planned, o);
+  plan_jobs(o, planned, plan);
+  const nlohmann::json peak = measured_peak(o.dtype);
   const auto document = [&peak](const SeriesResult& so_far) {
     return scaling_document(so_far, peak);
   };
-  const SeriesResult series = launch_jobs(command, o.launch, plan_jobs(o, planned), document);
+  const SeriesResult series = launch_jobs(command, o.launch, plan, document);
   for (const auto& f : series.failures) fmt::print("{}\n", f.describe());
-  if (!series.runs.empty()) print_table(document(series), o.reference);
+  if (!series.runs.empty()) print_table(document(series), o);
   return exit_code_of(series, !series.runs.empty());
 }
 
 /// The options `scaling` and `step` share.
 void add_options(CLI::App& cmd, ScalingOptions& o) {
-  cmd.add_option("--scheme", o.schemes, "schemes: " + scheme_help_list())
-      ->delimiter(',')
-      ->capture_default_str();
-  cmd.add_option("--np", o.np, "world sizes")->delimiter(',')->capture_default_str();
-  cmd.add_option("--mode", o.mode,
-                 "strong (fixed global shape), weak (batch grows with the ranks) or both")
-      ->check(CLI::IsMember({"strong", "weak", "both"}))
-      ->capture_default_str();
-  cmd.add_option("--shape", o.shape,
-                 "global shape b,s,h,heads (weak scaling: the shape at one rank)")
-      ->capture_default_str();
-  cmd.add_option("--dtype", o.dtype, "f64, f32 or bf16 (bf16: stored in bf16, computed in f32)")
-      ->capture_default_str();
-  cmd.add_option("--warmup", o.warmup, "untimed steps first")->capture_default_str();
-  cmd.add_option("--repeats", o.repeats, "timed steps")->capture_default_str();
-  cmd.add_option("--depth", o.depth, "2.5D depth d (default: chosen from the world size)");
-  cmd.add_flag("--regather", o.regather, "3D: gather X~ and W~ again in backward");
-  cmd.add_option("--overlap", o.overlap,
-                 "on: start collectives early and compute while they travel")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  cmd.add_flag("--compare-overlap", o.compare_overlap,
-               "also run steps with overlap off and on, alternating, and report the exposed "
-               "communication of both (bench step does this by default)");
-  cmd.add_flag("--reference", o.reference,
-               "also time the single-device reference on the first run of each scheme");
-  cmd.add_flag("--compare-recompute", o.compare_recompute,
-               "also run steps with --recompute none, selective and full in turn, and report "
-               "each one's step time, FLOPs, kept and peak bytes against none's");
-  add_data_parallel_options(cmd, o.data_parallel);
-  add_block_training_options(cmd, o.training);
-  add_trace_option(cmd, o.trace);
-  add_launch_options(cmd, o.launch,
-                     "write the runs as JSON, job by job as they finish (a new or plain file in "
-                     "a folder of your own)");
+  add_scheme_option(cmd, o.schemes)->capture_default_str();
+  add_np_option(cmd, o.np,
+                fmt::format("{}, D times as many with --dp D", fmt::join(o.default_np, ",")));
+  add_choice(cmd, "--mode", o.mode, kScalingModeNames,
+             "strong (fixed global shape), weak (the batch grows with the ranks) or both");
+  add_shape_option(cmd, o.shape,
+                   fmt::format("{} for each replica; in weak scaling the shape at one rank",
+                               shape_argument(o.default_shape)));
+  add_dtype_option(cmd, o.dtype);
+  add_warmup_option(cmd, o.warmup, "steps");
+  add_repeats_option(cmd, o.repeats, "timed steps");
+  add_scheme_build_options(cmd, o.scheme);
+  add_overlap_option(cmd, o.overlap,
+                     "both: each run with overlap off and on, as runs of their own");
+  add_named_option(cmd, "--compare", o.compare, kComparisonNames,
+                   "also measure, beside the steps: " + comparisons_help());
+  add_mesh_options(cmd, o.scheme);
+  add_block_training_options(cmd, o.scheme.training);
+  add_trace_option(cmd, o.trace,
+                   "every rank's timeline (operations, collectives, steps), one file per job: "
+                   "FILE's stem, the job, its extension");
+  add_launch_options(cmd, o.launch, "the runs (job by job, as they finish)");
 }
 
 /// Runs `o`'s sweep: each job launched as the command itself, `bench scaling` or `bench step`.
@@ -653,13 +633,10 @@ void add_runner(CLI::App& cmd, int& exit_code, const std::shared_ptr<ScalingOpti
 }  // namespace
 
 void add_bench_scaling_commands(CLI::App& bench, int& exit_code) {
-  auto scaling = std::make_shared<ScalingOptions>();
-  scaling->schemes = scheme_names();
-  scaling->np = {1, 2, 4, 8};
-  scaling->mode = "both";
   // Small enough that a sweep over every scheme at 1-8 ranks takes minutes on two cores;
   // every scheme can split it at 1, 2 (1D, 2.5D), 4 (1D, 2D, 2.5D) and 8 ranks (1D, 2.5D, 3D).
-  scaling->shape = "8,128,512,8";
+  auto scaling = std::make_shared<ScalingOptions>(ScalingOptions{
+      .schemes = scheme_names(), .default_np = {1, 2, 4, 8}, .default_shape = {8, 128, 512, 8}});
   CLI::App* cmd = bench.add_subcommand(
       "scaling",
       "Strong and weak scaling of every scheme: step time, time in collectives, bytes and "
@@ -668,13 +645,12 @@ void add_bench_scaling_commands(CLI::App& bench, int& exit_code) {
   add_runner(*cmd, exit_code, scaling);
 
   // `step` is the same measurement with the defaults of the performance goal: one scheme, the
-  // block of b=4 s=256 h=1024 heads=16, strong scaling.
-  auto step = std::make_shared<ScalingOptions>();
-  step->schemes = {"1d"};
-  step->np = {1};
-  step->mode = "strong";
-  step->shape = "4,256,1024,16";
-  step->compare_overlap = true;
+  // block of b=4 s=256 h=1024 heads=16, strong scaling, overlap off and on compared.
+  auto step = std::make_shared<ScalingOptions>(ScalingOptions{.schemes = {"1d"},
+                                                              .default_np = {1},
+                                                              .mode = ScalingMode::strong,
+                                                              .default_shape = {4, 256, 1024, 16},
+                                                              .compare = {Comparison::overlap}});
   CLI::App* step_cmd = bench.add_subcommand(
       "step",
       "Time one forward+backward step (median of repeats after warm-up) at each world size: "

@@ -7,21 +7,22 @@
 #include "harness.hpp"
 #include "launch_preflight.hpp"
 #include "npy.hpp"
-#include "option_checks.hpp"
+#include "output_options.hpp"
 #include "problem.hpp"
+#include "problem_options.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
 namespace {
 
 struct DumpOptions {
-  std::string shape = "2,16,64,4";
+  std::optional<BlockShape> shape;  ///< unset: 2,16,64,4
   std::uint64_t seed = 1;
   std::string out;
 };
 
 int run_dump(const DumpOptions& o) {
-  const BlockShape shape = parse_block_shape(o.shape);
+  const BlockShape shape = o.shape.value_or(BlockShape{2, 16, 64, 4});
   require_output_folder(o.out, "--out");
   require_available_memory(verify::verify_bytes_per_rank(shape),
                            fmt::format("dump at {} (the whole problem and the reference's answer "
@@ -48,14 +49,9 @@ void add_dump_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<DumpOptions>();
   CLI::App* cmd = app.add_subcommand(
       "dump", "Write the reference block's inputs, parameters, outputs and gradients as .npy");
-  cmd->add_option("--shape", options->shape, "b,s,h,heads")->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the inputs")
-      ->check(seed_check())
-      ->capture_default_str();
-  cmd->add_option("--out", options->out,
-                  "folder to write (made if missing; its parent must exist, and the folder be "
-                  "your own)")
-      ->required();
+  add_shape_option(*cmd, options->shape, "2,16,64,4");
+  add_seed_option(*cmd, options->seed, "the inputs");
+  add_out_option(*cmd, options->out, "the arrays")->required();
   cmd->callback([options, &exit_code] { exit_code = run_dump(*options); });
 }
 

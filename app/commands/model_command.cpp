@@ -1,23 +1,30 @@
 /// @file
 /// `tplab model`: what each scheme costs on a hardware profile, from a handful of GPUs to
-/// thousands; with --calibrate and --compare, the model against this machine.
+/// thousands; its subcommands plan a cluster (plan) and set the model against this machine
+/// (calibrate, compare).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <map>
 
 #include "block_training_options.hpp"
+#include "choice.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "flops.hpp"
 #include "hardware.hpp"
+#include "launch_options.hpp"
 #include "launch_preflight.hpp"
+#include "mesh_options.hpp"
 #include "model_options.hpp"
 #include "model_plan.hpp"
-#include "option_checks.hpp"
+#include "option_effects.hpp"
+#include "problem_options.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
 #include "scheme/scheme_registry.hpp"
+#include "scheme_choice.hpp"
+#include "value_checks.hpp"
 
 namespace tplab::app {
 
@@ -31,13 +38,7 @@ bool ModelOptions::named_schemes() const {
   return names_schemes(schemes);
 }
 
-SchemeOptions ModelOptions::scheme_options() const {
-  SchemeOptions options = data_parallel.applied_to({depth});
-  options.training.recompute = parse_recompute(recompute);
-  return options;
-}
-
-BlockShape ModelOptions::block_shape(std::string_view fallback) const {
+BlockShape ModelOptions::block_shape(const BlockShape& fallback) const {
   const std::pair<const char*, const std::optional<std::int64_t>*> parts[] = {
       {"--batch", &batch}, {"--seq", &seq}, {"--hidden", &hidden}, {"--heads", &heads}};
   std::vector<std::string> missing;
@@ -49,15 +50,15 @@ BlockShape ModelOptions::block_shape(std::string_view fallback) const {
     }
   }
   const bool any = missing.size() < 4;
-  if (!shape.empty()) {
+  if (shape) {
     if (any) {
       throw UsageError(
           "give the shape once: either --shape b,s,h,heads or --batch, --seq, --hidden and "
           "--heads");
     }
-    return parse_block_shape(shape);
+    return *shape;
   }
-  if (!any) return parse_block_shape(fallback);
+  if (!any) return global_shape(std::nullopt, fallback, scheme);
   if (!missing.empty()) {
     throw UsageError(fmt::format(
         "give all four of --batch, --seq, --hidden and --heads, such as --batch 8 --seq 2048 "
@@ -72,8 +73,9 @@ BlockShape ModelOptions::block_shape(std::string_view fallback) const {
 
 namespace {
 
-/// The projection's default: a GPT block of hidden 8192 with 64 heads, 8 sequences of 2048.
-constexpr std::string_view kProjectionShape = "8,2048,8192,64";
+/// The projection's default: a GPT block of hidden 8192 with 64 heads, 8 sequences of 2048
+/// (for each replica).
+constexpr BlockShape kProjectionShape{8, 2048, 8192, 64};
 
 void require_positive(const std::vector<int>& counts, const char* option) {
   if (counts.empty()) throw UsageError(fmt::format("{} needs at least one count", option));
@@ -124,7 +126,7 @@ void print_header(const BlockShape& shape, const model::HardwareProfile& hw,
       "--recompute (none keeps every tensor backward reads, selective not the attention "
       "probabilities, full the block's input alone); * marks --recompute {}, which the step's "
       "FLOPs and what fits count (1D and 1d-sp: also Korthikanti et al.'s Table 2 for it)\n\n",
-      o.recompute);
+      recompute_name(o.scheme.training.recompute));
   fmt::print("  {:>5} {:<6} {:<9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
              "gpus", "scheme", "grid", "compute ms", "comm ms", "latency", "bandwidth", "comm",
              "step ms", "weights", "act none", "selective", "full");
@@ -215,7 +217,7 @@ std::map<int, std::vector<model::Projection>> project_every_count(
   for (int gpus : o.gpus) {
     for (const auto& scheme : o.chosen_schemes()) {
       model::Projection p =
-          model::project(scheme, o.scheme_options(), gpus, shape, hw, ranks_per_node(o, hw));
+          model::project(scheme, o.scheme, gpus, shape, hw, ranks_per_node(o, hw));
       if (!p.fits() && o.named_schemes()) {
         throw UsageError(fmt::format("{}; got {}", p.why_not, gpus));
       }
@@ -233,7 +235,7 @@ std::map<int, std::vector<model::Projection>> project_every_count(
   return by_count;
 }
 
-int run_projection(const ModelOptions& o) {
+int run_projection(const CLI::App& command, const ModelOptions& o) {
   require_positive(o.gpus, "--gpus");
   if (o.ranks_per_node && *o.ranks_per_node < 1) {
     throw UsageError(fmt::format(
@@ -243,6 +245,9 @@ int run_projection(const ModelOptions& o) {
   }
   if (o.json) require_writable_file(*o.json, "--json");
   const BlockShape shape = o.block_shape(kProjectionShape);
+  std::vector<PlannedRun> runs;
+  for (const std::string& scheme : o.chosen_schemes()) runs.push_back({scheme, o.scheme, true});
+  refuse_without_effect(command, runs);
   const auto profiles = model::available_profiles(o.hardware_file);
   const model::HardwareProfile& hw =
       model::find_profile(profiles, o.hardware.empty() ? "dgx-h100" : o.hardware);
@@ -281,108 +286,65 @@ int run_projection(const ModelOptions& o) {
 
 /// The options of a projection: the schemes, the shape, the device counts and the hardware.
 void add_projection_options(CLI::App& command, ModelOptions& o) {
-  command
-      .add_option("--scheme", o.schemes,
-                  "schemes: " + scheme_help_list() + " or all (default: all)")
-      ->delimiter(',');
-  command.add_option("--batch", o.batch, "b, sequences per step");
-  command.add_option("--seq", o.seq, "s, tokens per sequence");
-  command.add_option("--hidden", o.hidden, "h, the hidden size");
-  command.add_option("--heads", o.heads, "n, attention heads");
-  command.add_option("--shape", o.shape,
-                     "b,s,h,heads in one (default: 8,2048,8192,64; with --compare 4,256,1024,16)");
-  command.add_option("--gpus", o.gpus, "device counts to project to")
-      ->delimiter(',')
-      ->capture_default_str();
-  command.add_option(
-      "--hardware", o.hardware,
-      "profile: dgx-h100, dgx-a100, local (default: dgx-h100; local with --compare)");
-  command.add_option("--hardware-file", o.hardware_file,
-                     "more profiles, in the format of model/hardware.json");
-  command.add_option("--ranks-per-node", o.ranks_per_node,
-                     "ranks on each node, filled in order (rank r on node r / N); a group with "
-                     "ranks on two nodes communicates at the inter-node rate (default: the "
-                     "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
-  command.add_option("--depth", o.depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
-  add_data_parallel_options(command, o.data_parallel);
-  command
-      .add_option("--recompute", o.recompute,
-                  "what the blocks compute again in backward instead of keeping: none, "
-                  "selective (the attention probabilities) or full (all but the input); its "
-                  "memory and FLOPs decide the step time and what fits (--plan too)")
-      ->check(CLI::IsMember({"none", "selective", "full"}))
-      ->capture_default_str();
-  command.add_flag("--detail", o.detail, "list every collective's share of the time");
-  command.add_option("--json", o.json,
-                     "write the results as JSON (a new or plain file in a folder of your own)");
-}
-
-/// The options of --calibrate and --compare, which run on this machine.
-void add_measurement_options(CLI::App& command, ModelOptions& o) {
-  command.add_flag("--calibrate", o.calibrate,
-                   "measure this machine (matmul rate, MPI collectives at 2 ranks) and write the "
-                   "local profile");
-  command.add_option("--profile-out", o.profile_out, "where --calibrate writes the local profile")
-      ->capture_default_str();
-  command.add_flag("--compare", o.compare,
-                   "run bench step on this machine and print the model's time beside it");
-  command.add_option("--np", o.np, "with --compare: world sizes to run")
-      ->delimiter(',')
-      ->capture_default_str();
-  command.add_option("--repeats", o.repeats, "with --compare: timed steps")->capture_default_str();
-  command.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
-      ->check(timeout_check())
-      ->capture_default_str();
-  add_allow_many_ranks_flag(command, o.allow_many_ranks);
+  add_scheme_option(command, o.schemes);
+  add_dimension_options(command, o, true);
+  add_shape_option(command, o.shape,
+                   "8,2048,8192,64 for each replica, or --batch, --seq, --hidden and --heads");
+  add_gpus_option(command, o.gpus, "device counts to project to")->capture_default_str();
+  add_hardware_options(command, o, "dgx-h100", true);
+  add_depth_option(command, o.scheme);
+  add_mesh_options(command, o.scheme);
+  add_recompute_option(command, o.scheme.training);
+  add_detail_option(command, o, "every collective's share of the time");
+  add_json_option(command, o.json, "the projections");
 }
 
 }  // namespace
 
+void add_hardware_options(CLI::App& command, ModelOptions& o, const std::string& hardware_help,
+                          bool nodes) {
+  command.add_option("--hardware", o.hardware,
+                     "profile: dgx-h100, dgx-a100, local (default: " + hardware_help + ")");
+  command.add_option("--hardware-file", o.hardware_file,
+                     "more profiles, in the format of model/hardware.json");
+  if (!nodes) return;
+  command.add_option("--ranks-per-node", o.ranks_per_node,
+                     "ranks on each node, filled in order (rank r on node r / N); a group with "
+                     "ranks on two nodes communicates at the inter-node rate (default: the "
+                     "profile's GPUs per node, 8 on dgx-h100 and dgx-a100)");
+}
+
+void add_dimension_options(CLI::App& command, ModelOptions& o, bool with_batch) {
+  if (with_batch) command.add_option("--batch", o.batch, "b, sequences per step");
+  command.add_option("--seq", o.seq, "s, tokens per sequence");
+  command.add_option("--hidden", o.hidden, "h, the hidden size");
+  command.add_option("--heads", o.heads, "n, attention heads");
+}
+
+CLI::Option* add_gpus_option(CLI::App& command, std::vector<int>& gpus, const std::string& what) {
+  return command.add_option("--gpus", gpus, what)->delimiter(',');
+}
+
+void add_detail_option(CLI::App& command, ModelOptions& o, const std::string& what) {
+  command.add_flag("--detail", o.detail, "list " + what);
+}
+
 void add_model_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ModelOptions>();
-  o->profile_out = model::calibrated_local_file();
   CLI::App* cmd = app.add_subcommand(
       "model",
       "The cost model: per scheme and device count, the grid, compute and communication time "
       "(alpha-beta, intra- and inter-node links), memory, and the fastest scheme.\n"
-      "--calibrate measures this machine into the 'local' profile; --compare runs bench step "
-      "and prints the model's time beside the measured one.");
+      "Its subcommands: plan (which DP x TP x PP for a whole GPT on a cluster), calibrate "
+      "(measure this machine into the 'local' profile) and compare (bench step beside the "
+      "model's time).");
+  cmd->require_subcommand(0, 1);
   add_projection_options(*cmd, *o);
-  add_measurement_options(*cmd, *o);
-  auto plan = std::make_shared<PlanOptions>();
-  add_plan_options(*cmd, *plan);
-  cmd->callback([o, plan, cmd, &exit_code] {
-    if (plan->plan && cmd->count("--dp") > 0) {
-      throw UsageError(
-          "--plan enumerates every data-parallel degree itself; leave --dp out there (without "
-          "--plan, --dp D projects D replicas of each scheme)");
-    }
-    if (o->calibrate && cmd->count("--dp") > 0) {
-      throw UsageError(
-          "--calibrate measures this machine's matmul rate and collectives, which --dp does not "
-          "change; leave it out there");
-    }
-    if (plan->plan) {
-      exit_code = run_plan(*cmd, *o, *plan);
-      return;
-    }
-    if (o->calibrate && o->compare) {
-      throw UsageError(
-          "--calibrate and --compare are separate steps: calibrate first, then "
-          "compare");
-    }
-    if ((o->calibrate || o->compare) && o->ranks_per_node) {
-      throw UsageError(
-          "--ranks-per-node places the ranks of a projection on nodes; --calibrate and "
-          "--compare run on this machine, one node, so leave it out there");
-    }
-    if (o->calibrate) {
-      exit_code = run_calibration(*cmd, *o);
-    } else if (o->compare) {
-      exit_code = run_comparison(*cmd, *o);
-    } else {
-      exit_code = run_projection(*o);
-    }
+  add_model_plan_command(*cmd, exit_code);
+  add_model_calibrate_command(*cmd, exit_code);
+  add_model_compare_command(*cmd, exit_code);
+  cmd->callback([o, cmd, &exit_code] {
+    if (cmd->get_subcommands().empty()) exit_code = run_projection(*cmd, *o);
   });
 }
 

@@ -1,19 +1,25 @@
 /// @file
-/// `tplab model --calibrate` and `--compare`: the cost model against this machine.
+/// `tplab model calibrate` and `tplab model compare`: the cost model against this machine.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <filesystem>
 #include <optional>
 
+#include "block_training_options.hpp"
 #include "calibration.hpp"
 #include "core/error.hpp"
+#include "launch_options.hpp"
+#include "mesh_options.hpp"
 #include "model_options.hpp"
 #include "mpi_command.hpp"
 #include "mpi_launch.hpp"
 #include "output_lock.hpp"
+#include "output_options.hpp"
+#include "problem_options.hpp"
 #include "projection.hpp"
 #include "safe_output.hpp"
+#include "scheme_choice.hpp"
 #include "step_timer.hpp"
 #include "world_run.hpp"
 
@@ -21,7 +27,7 @@ namespace tplab::app {
 namespace {
 
 /// bench step's default shape: large enough that its products run at the calibrated rate.
-constexpr std::string_view kCompareShape = "4,256,1024,16";
+constexpr BlockShape kCompareShape{4, 256, 1024, 16};
 
 /// The world size of the calibration: the fewest ranks that communicate.
 constexpr int kCalibrationRanks = 2;
@@ -59,20 +65,18 @@ WorldResult calibrate_in_world(const ModelOptions& o, World& w) {
 /// The step bench step times for `scheme` at the comparison's shape: f32, overlap off.
 bench::StepConfig step_config(const ModelOptions& o, const std::string& scheme,
                               const BlockShape& shape) {
-  bench::StepConfig step;
-  step.scheme = scheme;
-  step.options = o.scheme_options();
-  step.shape = shape;
-  step.dtype = DType::f32;
-  step.warmup = 1;
-  step.repeats = o.repeats;
-  return step;
+  return {.scheme = scheme,
+          .options = o.scheme,
+          .shape = shape,
+          .dtype = DType::f32,
+          .warmup = 1,
+          .repeats = o.repeats};
 }
 
 /// One step of the comparison, timed as bench step times it.
 WorldResult compare_in_world(const ModelOptions& o, World& w) {
   if (o.schemes.size() != 1) {
-    throw UsageError("under mpiexec, --compare times one --scheme at the world it was given");
+    throw UsageError("under mpiexec, model compare times one --scheme at the world it was given");
   }
   const bench::StepTiming t = bench::time_step(
       w.comm, w.device, step_config(o, o.schemes[0], o.block_shape(kCompareShape)));
@@ -91,8 +95,7 @@ LaunchOptions launch_options(const ModelOptions& o) {
           .allow_many_ranks = o.allow_many_ranks};
 }
 
-}  // namespace
-
+/// `model calibrate`, launched or in the world.
 int run_calibration(const CLI::App& command, const ModelOptions& o) {
   if (launched_by_mpi()) {
     return run_in_world(WorldSetup::for_job({kCalibrationRanks}, o.json),
@@ -115,8 +118,6 @@ int run_calibration(const CLI::App& command, const ModelOptions& o) {
   return exit_code_of(series, true);
 }
 
-namespace {
-
 /// One job per scheme and world size that can split the shape (a named scheme must split it),
 /// and the model's projection of each.
 LaunchPlan plan_comparison(const ModelOptions& o, const BlockShape& shape,
@@ -128,11 +129,11 @@ LaunchPlan plan_comparison(const ModelOptions& o, const BlockShape& shape,
       "activations";
   plan.smaller = "a smaller --shape";
   for (const auto& name : o.chosen_schemes()) {
-    const auto scheme = make_scheme(name, o.scheme_options());
+    const auto scheme = make_scheme(name, o.scheme);
     for (int np : o.np) {
       if (o.named_schemes()) scheme->validate(np, shape);
       if (!scheme->why_not(np, shape).empty()) continue;
-      predictions.push_back(model::project(name, o.scheme_options(), np, shape, hw));
+      predictions.push_back(model::project(name, o.scheme, np, shape, hw));
       plan.jobs.push_back(
           {.label = name,
            .np = np,
@@ -196,23 +197,18 @@ nlohmann::json print_comparison(const BlockShape& shape, const model::HardwarePr
   return rows;
 }
 
-}  // namespace
-
+/// `model compare`, launched or in the world.
 int run_comparison(const CLI::App& command, const ModelOptions& o) {
   if (launched_by_mpi()) {
     return run_in_world(WorldSetup::for_job(o.np, o.json),
                         [&](World& w) { return compare_in_world(o, w); });
   }
-  if (o.repeats < 1) throw UsageError(fmt::format("--repeats {}: give at least 1", o.repeats));
-  for (int np : o.np) {
-    if (np < 1) throw UsageError(fmt::format("--np {}: a run needs at least one rank", np));
-  }
   const BlockShape shape = o.block_shape(kCompareShape);
   if (!o.hardware.empty() && o.hardware != "local") {
-    throw UsageError(fmt::format(
-        "--compare measures this machine, so it needs --hardware local (not '{}'); calibrate it "
-        "first with ./tplab model --calibrate",
-        o.hardware));
+    throw UsageError(
+        fmt::format("model compare measures this machine, so it needs --hardware local (not '{}'); "
+                    "calibrate it first with ./tplab model calibrate",
+                    o.hardware));
   }
   const auto profiles = model::available_profiles(o.hardware_file);
   const model::HardwareProfile& hw = model::find_profile(profiles, "local");
@@ -232,6 +228,46 @@ int run_comparison(const CLI::App& command, const ModelOptions& o) {
     write_file_safely(*o.json, nlohmann::json{{"comparisons", rows}}.dump(2) + "\n", "--json");
   }
   return exit_code_of(series, true);
+}
+
+}  // namespace
+
+void add_model_calibrate_command(CLI::App& model, int& exit_code) {
+  auto o = std::make_shared<ModelOptions>();
+  o->profile_out = model::calibrated_local_file();
+  CLI::App* cmd = model.add_subcommand(
+      "calibrate",
+      "Measure this machine (matmul rate, MPI collectives at 2 ranks) and write the 'local' "
+      "profile, which --hardware local then uses");
+  cmd->add_option("--profile-out", o->profile_out, "where to write the local profile")
+      ->capture_default_str();
+  add_timeout_option(*cmd, o->timeout, "the calibration's job is ended");
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
+  // The runner gives the job its world size and a result file of its own: not the user's.
+  add_np_option(*cmd, o->np, "2")->group("");
+  add_json_option(*cmd, o->json, "the job's result")->group("");
+  cmd->callback([o, cmd, &exit_code] { exit_code = run_calibration(*cmd, *o); });
+}
+
+void add_model_compare_command(CLI::App& model, int& exit_code) {
+  auto o = std::make_shared<ModelOptions>();
+  CLI::App* cmd = model.add_subcommand(
+      "compare",
+      "Run bench step on this machine and print the model's time ('local' profile, from model "
+      "calibrate) beside the measured one");
+  add_scheme_option(*cmd, o->schemes);
+  add_dimension_options(*cmd, *o, true);
+  add_shape_option(*cmd, o->shape, "4,256,1024,16 for each replica");
+  add_np_option(*cmd, o->np, "2");
+  add_repeats_option(*cmd, o->repeats, "timed steps per world size");
+  add_hardware_options(*cmd, *o, "local, the only one compare takes", false);
+  add_depth_option(*cmd, o->scheme);
+  add_mesh_options(*cmd, o->scheme);
+  add_recompute_option(*cmd, o->scheme.training);
+  add_json_option(*cmd, o->json, "the comparison");
+  add_timeout_option(*cmd, o->timeout, "a launched job is ended");
+  add_allow_many_ranks_flag(*cmd, o->allow_many_ranks);
+  cmd->callback([o, cmd, &exit_code] { exit_code = run_comparison(*cmd, *o); });
 }
 
 }  // namespace tplab::app

@@ -1,5 +1,5 @@
 /// @file
-/// `tplab model --plan`: every DP x TP x PP layout of a cluster priced, the best named, and the
+/// `tplab model plan`: every DP x TP x PP layout of a cluster priced, the best named, and the
 /// fastest at each TP degree beside it, to show where TP stops paying.
 #include "model_plan.hpp"
 
@@ -11,11 +11,16 @@
 #include <map>
 #include <optional>
 
+#include "choice.hpp"
 #include "core/error.hpp"
+#include "launch_options.hpp"
 #include "plan/cluster_plan.hpp"
 #include "plan/plan_json.hpp"
 #include "plan_plot.hpp"
+#include "problem_options.hpp"
 #include "safe_output.hpp"
+#include "scheme_choice.hpp"
+#include "value_checks.hpp"
 
 namespace tplab::app {
 namespace {
@@ -27,57 +32,12 @@ using model::plan::PlanRequest;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// The number `text` reads as, whole text, if it is one.
-template <typename Number>
-std::optional<Number> number_of(const std::string& text) {
-  Number value{};
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
-  return value;
-}
-
-/// A count of layers, sequences or tokens: a whole number, at least 1.
-CLI::Validator positive_count_check() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        const auto value = number_of<std::int64_t>(text);
-        if (value && *value >= 1) return {};
-        return fmt::format("'{}' is not a count: give a whole number of at least 1", text);
-      },
-      "N>=1", "count");
-}
-
-/// A positive number, such as GiB of memory.
-CLI::Validator positive_number_check() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        const auto value = number_of<double>(text);
-        if (value && *value > 0) return {};
-        return fmt::format("'{}' is not a positive number", text);
-      },
-      "X>0", "positive");
-}
-
-/// A share of the peak: above 0, at most 1.
-CLI::Validator share_check() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        const auto value = number_of<double>(text);
-        if (value && *value > 0 && *value <= 1) return {};
-        return fmt::format(
-            "'{}' is not a share of the peak: give a number above 0 and at most 1, "
-            "such as 0.5",
-            text);
-      },
-      "0<X<=1", "share");
-}
-
 /// The device count of --gpus: 128 when not given, the seeds' cluster.
 int plan_devices(const CLI::App& command, const ModelOptions& o) {
   if (command.count("--gpus") == 0) return 128;
   if (o.gpus.size() != 1) {
     throw UsageError(
-        fmt::format("--plan plans one cluster: give one device count to --gpus, "
+        fmt::format("model plan plans one cluster: give one device count to --gpus, "
                     "not {}",
                     fmt::join(o.gpus, ",")));
   }
@@ -99,8 +59,8 @@ PlanRequest plan_request(const CLI::App& command, const ModelOptions& o, const P
   r.memory_bytes = p.memory_gib ? *p.memory_gib * kGiB : r.hardware.memory_bytes;
   r.efficiency = p.efficiency;
   r.schemes = o.chosen_schemes();
-  r.scheme_options = o.scheme_options();
-  r.order = model::plan::parse_rank_order(p.rank_order);
+  r.scheme_options = o.scheme;
+  r.order = p.rank_order;
   return r;
 }
 
@@ -113,7 +73,7 @@ void print_header(const PlanRequest& r) {
   const auto& g = r.model;
   const auto& hw = r.hardware;
   fmt::print(
-      "tplab model --plan: which DP x TP x PP for this model on this cluster\n"
+      "tplab model plan: which DP x TP x PP for this model on this cluster\n"
       "  (a model: tplab runs the TP schemes; the 1F1B pipeline and data parallelism are only "
       "modelled)\n");
   fmt::print(
@@ -299,58 +259,8 @@ void print_best(const ClusterPlan& plan, const PlanRequest& r) {
       e.memory.total() / kGiB, r.memory_bytes / kGiB);
 }
 
-}  // namespace
-
-void add_plan_options(CLI::App& command, PlanOptions& p) {
-  CLI::Option* plan = command.add_flag(
-      "--plan", p.plan,
-      "plan a cluster: every DP x TP x PP of --gpus N (default 128) for a whole GPT, with "
-      "memory, step time, MFU and the best layout");
-  for (const char* other : {"--batch", "--shape", "--calibrate", "--compare", "--np"}) {
-    plan->excludes(command.get_option(other));
-  }
-  command.add_option("--layers", p.layers, "with --plan: L, transformer blocks")
-      ->check(positive_count_check())
-      ->needs(plan)
-      ->capture_default_str();
-  command.add_option("--vocab", p.vocab, "with --plan: V, the vocabulary")
-      ->check(positive_count_check())
-      ->needs(plan)
-      ->capture_default_str();
-  command.add_option("--global-batch", p.global_batch, "with --plan: B, sequences per step")
-      ->check(positive_count_check())
-      ->needs(plan)
-      ->capture_default_str();
-  command
-      .add_option("--micro-batch", p.micro_batch,
-                  "with --plan: b, sequences per micro-batch of one replica")
-      ->check(positive_count_check())
-      ->needs(plan)
-      ->capture_default_str();
-  command
-      .add_option("--efficiency", p.efficiency,
-                  "with --plan: the share of the peak FLOP rate the matmuls reach, in (0, 1]")
-      ->check(share_check())
-      ->needs(plan)
-      ->capture_default_str();
-  command
-      .add_option("--memory-gib", p.memory_gib,
-                  "with --plan: memory per device in GiB (default: the profile's)")
-      ->check(positive_number_check())
-      ->needs(plan);
-  command
-      .add_option("--rank-order", p.rank_order,
-                  "with --plan: how ranks number the axes after TP, tp-pp-dp or tp-dp-pp")
-      ->check(CLI::IsMember({"tp-pp-dp", "tp-dp-pp"}))
-      ->needs(plan)
-      ->capture_default_str();
-  command
-      .add_option("--plot", p.plot,
-                  "with --plan: draw step time and memory against the TP degree into this PNG "
-                  "(python3 and matplotlib, as tplab report)")
-      ->needs(plan);
-}
-
+/// Runs `model plan` as `command` parsed it; returns the exit code (0), or throws UsageError for
+/// input no plan can be made from.
 int run_plan(const CLI::App& command, const ModelOptions& o, const PlanOptions& p) {
   if (o.json) require_writable_file(*o.json, "--json");
   if (p.plot) require_writable_file(*p.plot, "--plot");
@@ -368,6 +278,45 @@ int run_plan(const CLI::App& command, const ModelOptions& o, const PlanOptions& 
     fmt::print("wrote the plot to {}\n", *p.plot);
   }
   return 0;
+}
+
+}  // namespace
+
+void add_model_plan_command(CLI::App& model, int& exit_code) {
+  auto o = std::make_shared<ModelOptions>();
+  auto p = std::make_shared<PlanOptions>();
+  CLI::App* cmd = model.add_subcommand(
+      "plan",
+      "Plan a cluster: every DP x TP x PP of --gpus N (default 128) for a whole GPT, with "
+      "memory, step time, MFU and the best layout");
+  add_scheme_option(*cmd, o->schemes);
+  add_dimension_options(*cmd, *o, false);
+  add_gpus_option(*cmd, o->gpus, "the cluster's device count (default: 128)");
+  add_hardware_options(*cmd, *o, "dgx-h100", true);
+  add_depth_option(*cmd, o->scheme);
+  add_recompute_option(*cmd, o->scheme.training);
+  add_detail_option(*cmd, *o, "every layout left out, with the rule it breaks");
+  add_json_option(*cmd, o->json, "the plan");
+  add_gpt_size_options(*cmd, p->vocab, p->layers);
+  cmd->add_option("--global-batch", p->global_batch, "B, sequences per step")
+      ->check(positive_count_check())
+      ->capture_default_str();
+  cmd->add_option("--micro-batch", p->micro_batch, "b, sequences per micro-batch of one replica")
+      ->check(positive_count_check())
+      ->capture_default_str();
+  cmd->add_option("--efficiency", p->efficiency,
+                  "the share of the peak FLOP rate the matmuls reach, in (0, 1]")
+      ->check(share_check())
+      ->capture_default_str();
+  cmd->add_option("--memory-gib", p->memory_gib,
+                  "memory per device in GiB (default: the profile's)")
+      ->check(positive_number_check());
+  add_choice(*cmd, "--rank-order", p->rank_order, model::plan::kRankOrderNames,
+             "how ranks number the axes after TP, tp-pp-dp or tp-dp-pp");
+  cmd->add_option("--plot", p->plot,
+                  "draw step time and memory against the TP degree into this PNG (python3 and "
+                  "matplotlib, as tplab report)");
+  cmd->callback([o, p, cmd, &exit_code] { exit_code = run_plan(*cmd, *o, *p); });
 }
 
 }  // namespace tplab::app

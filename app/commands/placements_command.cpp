@@ -9,21 +9,28 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "data_parallel_options.hpp"
+#include "launch_options.hpp"
 #include "mesh/mesh_layout.hpp"
+#include "mesh_options.hpp"
+#include "option_effects.hpp"
+#include "problem_options.hpp"
 #include "safe_output.hpp"
 #include "scheme/scheme.hpp"
 #include "scheme/scheme_registry.hpp"
+#include "scheme_choice.hpp"
 
 namespace tplab::app {
 namespace {
 
+/// The default block: small enough to read every rank's rows, and split by every scheme at
+/// its default world size (for each replica).
+constexpr BlockShape kDefaultShape{4, 4, 8, 4};
+
 struct PlacementsOptions {
   std::string scheme = "1d";
-  std::optional<int> np;  ///< default: 2 x D
-  std::string shape = "4,4,8,4";
-  int depth = 0;
-  DataParallelOptions data_parallel;
+  std::optional<int> np;            ///< unset: the scheme's default world size, times D
+  std::optional<BlockShape> shape;  ///< unset: kDefaultShape for each replica
+  SchemeOptions options;            ///< --depth, --dp, --dp-buckets
   std::optional<std::string> json;
 };
 
@@ -90,16 +97,16 @@ nlohmann::json mesh_json(const MeshLayout& mesh) {
           {"scheme_rank", scheme_rank}};
 }
 
-int run_placements(const PlacementsOptions& o) {
-  const BlockShape shape = parse_block_shape(o.shape);
-  const int np = o.np.value_or(2 * o.data_parallel.dp);
-  if (np < 1) throw UsageError(fmt::format("--np {}: a world needs at least one rank", np));
+int run_placements(const CLI::App& command, const PlacementsOptions& o) {
+  const BlockShape shape = global_shape(o.shape, kDefaultShape, o.options);
+  const int np = o.np.value_or(o.options.dp * find_scheme(o.scheme).train_world_size);
+  refuse_without_effect(command, std::vector<PlannedRun>{{o.scheme, o.options, true}});
   if (o.json) require_writable_file(*o.json, "--json");
-  const auto scheme = make_scheme(o.scheme, o.data_parallel.applied_to(SchemeOptions{o.depth}));
+  const auto scheme = make_scheme(o.scheme, o.options);
   scheme->validate(np, shape);
   const std::vector<TensorPlacement> placements = scheme->placements(np, shape, Workload::block);
   const std::string grid = scheme->describe_grid(np, shape);
-  const MeshLayout mesh{o.data_parallel.dp, np / o.data_parallel.dp};
+  const MeshLayout mesh = mesh_of(o.options, np);
   fmt::print(
       "{} on {} ranks ({}), {}: the block of every global tensor [rows, cols] each rank "
       "holds (a vector [n] as [1, n])\n",
@@ -129,13 +136,13 @@ void add_placements_command(CLI::App& app, int& exit_code) {
       "placements",
       "Which block of every global tensor each rank holds under a scheme (no MPI: placements "
       "are pure functions of the scheme, world size and shape)");
-  cmd->add_option("--scheme", o->scheme, scheme_help_list())->capture_default_str();
-  cmd->add_option("--np", o->np, "world size p (default: 2, times D with --dp)");
-  cmd->add_option("--shape", o->shape, "b,s,h,heads")->capture_default_str();
-  cmd->add_option("--depth", o->depth, "2.5D depth d (default: d = p/q^2 with the largest q)");
-  add_data_parallel_options(*cmd, o->data_parallel);
-  cmd->add_option("--json", o->json, "also write the placements as JSON to this file");
-  cmd->callback([o, &exit_code] { exit_code = run_placements(*o); });
+  add_scheme_option(*cmd, o->scheme);
+  add_np_option(*cmd, o->np, "the scheme's smallest world that splits a GPT, times D with --dp D");
+  add_shape_option(*cmd, o->shape, "4,4,8,4 for each replica");
+  add_depth_option(*cmd, o->options);
+  add_mesh_options(*cmd, o->options);
+  add_json_option(*cmd, o->json, "the placements besides the table");
+  cmd->callback([o, cmd, &exit_code] { exit_code = run_placements(*cmd, *o); });
 }
 
 }  // namespace tplab::app

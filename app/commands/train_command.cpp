@@ -10,19 +10,24 @@
 
 #include "attention_scores.hpp"
 #include "block_training_options.hpp"
+#include "choice.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "data_parallel_options.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "loss_tolerance.hpp"
+#include "mesh_options.hpp"
 #include "mfu.hpp"
 #include "mpi_command.hpp"
-#include "option_checks.hpp"
+#include "option_effects.hpp"
+#include "output_options.hpp"
 #include "plan/gpt_model.hpp"
+#include "problem_options.hpp"
 #include "process_resources.hpp"
 #include "scheme/scheme_registry.hpp"
+#include "scheme_choice.hpp"
 #include "trace_option.hpp"
 #include "trainer.hpp"
+#include "value_checks.hpp"
 #include "world_run.hpp"
 
 namespace tplab::app {
@@ -30,8 +35,9 @@ namespace {
 
 /// Every scheme can split the default at its default world size: 4 sequences and 4 heads
 /// divide by 2 (1D's t, 2D's and 3D's q) and 4 (2.5D's d*q at q = 2, d = 2); 64 tokens and
-/// hidden 32 by 4 (3D's q^2); the vocabulary of 64 by 4.
-constexpr std::string_view kDefaultGptShape = "4,16,32,4";
+/// hidden 32 by 4 (3D's q^2); the vocabulary of 64 by 4. It is one replica's: with --dp D the
+/// batch is D times as large.
+constexpr BlockShape kDefaultGptShape{4, 16, 32, 4};
 
 /// About what train's --json holds besides its steps (the configuration, hashes, hosts), and
 /// for each step (its seven numbers, written out in full).
@@ -40,37 +46,32 @@ constexpr std::uintmax_t kTrainStepBytes = 256;
 
 struct TrainOptions {
   std::string scheme = "1d";
-  int np = 0;
+  std::optional<int> np;  ///< unset: the scheme's default world size, times D
   std::int64_t steps = 30;
-  std::string dtype = "f64";
-  std::string shape = std::string(kDefaultGptShape);
+  DType dtype = DType::f64;
+  std::optional<BlockShape> shape;  ///< unset: kDefaultGptShape for each replica
   std::int64_t vocab = 64;
   std::int64_t layers = 2;
-  std::string optimizer = "sgd";
-  std::optional<double> lr;  // the optimizer's default_learning_rate when not given
-  OptimizerConfig adamw;     // betas, eps and weight decay
+  std::optional<double> lr;   // the optimizer's default_learning_rate when not given
+  OptimizerConfig optimizer;  // the kind, betas, eps and weight decay
   double clip = 0;
   double logit_offset = 0;
   std::uint64_t seed = 1;
-  int depth = 0;
-  bool regather = false;
-  DataParallelOptions data_parallel;
-  BlockTrainingOptions training;
+  Overlap overlap = Overlap::off;
+  /// --depth, --regather, --dp, --dp-buckets, --dropout, --dropout-seed and --recompute.
+  SchemeOptions scheme_options;
   std::optional<std::string> trace;
   LaunchOptions launch;
 };
+
+/// The names --optimizer takes.
+constexpr std::array<Named<OptimizerKind>, 2> kOptimizerNames = {
+    {{"sgd", OptimizerKind::sgd}, {"adamw", OptimizerKind::adamw}}};
 
 /// The learning rate when --lr is not given: SGD's 0.3, AdamW's 0.01 (AdamW's steps are about
 /// lr in size whatever the gradient's scale).
 double default_learning_rate(OptimizerKind kind) {
   return kind == OptimizerKind::sgd ? 0.3 : 0.01;
-}
-
-/// "sgd" or "adamw"; UsageError otherwise.
-OptimizerKind parse_optimizer(const std::string& name) {
-  if (name == "sgd") return OptimizerKind::sgd;
-  if (name == "adamw") return OptimizerKind::adamw;
-  throw UsageError(fmt::format("--optimizer {}: the optimizers are sgd and adamw", name));
 }
 
 /// The smallest world that splits every part of the model (SchemeEntry::train_world_size).
@@ -87,31 +88,56 @@ std::string default_world_sizes_help() {
   return text;
 }
 
-/// Refuses AdamW's options beside --optimizer sgd, which would ignore them.
-void refuse_unused_options(const CLI::App& command, const TrainOptions& o) {
-  if (parse_optimizer(o.optimizer) != OptimizerKind::sgd) return;
-  for (const char* name : {"--beta1", "--beta2", "--eps", "--weight-decay"}) {
-    if (command.count(name) > 0) {
-      throw UsageError(
-          fmt::format("{} is AdamW's: SGD has no such number (add --optimizer adamw)", name));
-    }
-  }
+/// train's own options that change some trainings only.
+constexpr std::array<EffectRule<train::TrainConfig>, 4> kTrainRules = {{
+    {"--beta1",
+     [](const train::TrainConfig& c) { return c.optimizer.kind == OptimizerKind::adamw; },
+     "it is AdamW's: SGD has no such number (add --optimizer adamw)"},
+    {"--beta2",
+     [](const train::TrainConfig& c) { return c.optimizer.kind == OptimizerKind::adamw; },
+     "it is AdamW's: SGD has no such number (add --optimizer adamw)"},
+    {"--eps", [](const train::TrainConfig& c) { return c.optimizer.kind == OptimizerKind::adamw; },
+     "it is AdamW's: SGD has no such number (add --optimizer adamw)"},
+    {"--weight-decay",
+     [](const train::TrainConfig& c) { return c.optimizer.kind == OptimizerKind::adamw; },
+     "it is AdamW's: SGD has no such number (add --optimizer adamw)"},
+}};
+
+/// The world size of the training: --np, or the scheme's default times D.
+int world_size(const TrainOptions& o) {
+  return o.np.value_or(o.scheme_options.dp * default_world_size(o.scheme));
 }
 
 train::TrainConfig make_config(const TrainOptions& o) {
-  train::TrainConfig c;
-  c.scheme = o.scheme;
-  c.options = o.training.applied_to(o.data_parallel.applied_to({o.depth, o.regather}));
-  c.shape = {parse_block_shape(o.shape), o.vocab, o.layers};
-  c.dtype = parse_dtype(o.dtype);
-  c.seed = o.seed;
-  c.steps = o.steps;
-  c.optimizer = o.adamw;
-  c.optimizer.kind = parse_optimizer(o.optimizer);
+  SchemeOptions options = o.scheme_options;
+  options.overlap = o.overlap == Overlap::on;
+  train::TrainConfig c{.scheme = o.scheme,
+                       .options = options,
+                       .shape = {.block = global_shape(o.shape, kDefaultGptShape, o.scheme_options),
+                                 .vocab = o.vocab,
+                                 .layers = o.layers},
+                       .dtype = o.dtype,
+                       .seed = o.seed,
+                       .steps = o.steps,
+                       .optimizer = o.optimizer,
+                       .clip = o.clip,
+                       .logit_offset = o.logit_offset};
   c.optimizer.learning_rate = o.lr.value_or(default_learning_rate(c.optimizer.kind));
-  c.clip = o.clip;
-  c.logit_offset = o.logit_offset;
   return c;
+}
+
+/// Refuses, with the reason, an option that changes nothing in this training (--overlap both,
+/// which would run it twice; AdamW's numbers beside SGD; the shared options' rules).
+void refuse_unused_options(const CLI::App& command, const TrainOptions& o,
+                           const train::TrainConfig& config) {
+  if (o.overlap == Overlap::both) {
+    throw UsageError(
+        "--overlap both runs each configuration twice, in verify and bench; train runs one "
+        "training: give --overlap on or off");
+  }
+  refuse_without_effect(command, std::span<const EffectRule<train::TrainConfig>>(kTrainRules),
+                        std::vector<train::TrainConfig>{config});
+  refuse_without_effect(command, std::vector<PlannedRun>{{config.scheme, config.options, true}});
 }
 
 /// The verdict on a training whose curves both diverged (divergence.hpp): both at once to NaN
@@ -383,10 +409,9 @@ void print_cut_short(const SeriesResult& series, const nlohmann::json& document,
 }
 
 int drive(const CLI::App& command, const TrainOptions& o) {
-  refuse_unused_options(command, o);
-  const int np = o.np != 0 ? o.np : o.data_parallel.dp * default_world_size(o.scheme);
-  if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
+  const int np = world_size(o);
   const train::TrainConfig config = make_config(o);
+  refuse_unused_options(command, o, config);
   train::validate_training(np, config);
   LaunchPlan plan;
   plan.jobs = {{.label = fmt::format("train {} on {}", o.scheme, gpt::to_string(config.shape)),
@@ -416,26 +441,22 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "train",
       "Train a tiny GPT on one scheme for K steps beside the single-device reference.\n"
       "Launches mpiexec itself; under mpiexec it trains on that world.");
-  cmd->add_option("--scheme", o->scheme, scheme_help_list())->capture_default_str();
-  cmd->add_option("--np", o->np,
-                  "ranks (default: " + default_world_sizes_help() +
-                      ", times D with --dp; under mpiexec: its world)");
-  cmd->add_option("--steps", o->steps, "optimizer steps K")->capture_default_str();
-  cmd->add_option("--dtype", o->dtype,
-                  "f64, f32 or bf16 (bf16 with f32 master weights, gradients and AdamW moments)")
+  add_scheme_option(*cmd, o->scheme);
+  add_np_option(*cmd, o->np, default_world_sizes_help() + ", times D with --dp D");
+  cmd->add_option("--steps", o->steps, "optimizer steps K")
+      ->check(positive_count_check())
       ->capture_default_str();
-  cmd->add_option("--shape", o->shape, "every block's shape b,s,h,heads")->capture_default_str();
-  cmd->add_option("--vocab", o->vocab, "vocabulary size V")->capture_default_str();
-  cmd->add_option("--layers", o->layers, "number of blocks L")->capture_default_str();
-  cmd->add_option("--optimizer", o->optimizer,
-                  "sgd or adamw (AdamW's state sharded as its parameters)")
-      ->capture_default_str();
+  add_dtype_option(*cmd, o->dtype, "; bf16 with f32 master weights, gradients and AdamW moments");
+  add_shape_option(*cmd, o->shape, shape_argument(kDefaultGptShape) + " for each replica");
+  add_gpt_size_options(*cmd, o->vocab, o->layers);
+  add_choice(*cmd, "--optimizer", o->optimizer.kind, kOptimizerNames,
+             "sgd or adamw (AdamW's state sharded as its parameters)");
   cmd->add_option_function<double>(
       "--lr", [o](double lr) { o->lr = lr; }, "learning rate (default: sgd 0.3, adamw 0.01)");
-  cmd->add_option("--beta1", o->adamw.beta1, "AdamW's beta1")->capture_default_str();
-  cmd->add_option("--beta2", o->adamw.beta2, "AdamW's beta2")->capture_default_str();
-  cmd->add_option("--eps", o->adamw.eps, "AdamW's eps")->capture_default_str();
-  cmd->add_option("--weight-decay", o->adamw.weight_decay,
+  cmd->add_option("--beta1", o->optimizer.beta1, "AdamW's beta1")->capture_default_str();
+  cmd->add_option("--beta2", o->optimizer.beta2, "AdamW's beta2")->capture_default_str();
+  cmd->add_option("--eps", o->optimizer.eps, "AdamW's eps")->capture_default_str();
+  cmd->add_option("--weight-decay", o->optimizer.weight_decay,
                   "AdamW's decoupled weight decay, on matrices (not biases or LayerNorm)")
       ->capture_default_str();
   cmd->add_option("--clip", o->clip,
@@ -445,27 +466,19 @@ void add_train_command(CLI::App& app, int& exit_code) {
                   "start every entry of b_head at this value, so every logit shares it: past 709.8 "
                   "(f64) or 88.7 (f32) a log-sum-exp without its max-shift overflows")
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the parameters and the data")
-      ->check(seed_check())
-      ->capture_default_str();
-  cmd->add_option("--depth", o->depth,
-                  "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
-  cmd->add_flag("--regather", o->regather,
-                "3D blocks and LM head: gather X~ and W~ again in backward");
-  add_data_parallel_options(*cmd, o->data_parallel);
-  add_block_training_options(*cmd, o->training);
-  add_trace_option(*cmd, o->trace);
-  add_launch_options(*cmd, o->launch,
-                     "write every step and the verdict as JSON (a new or plain file in a folder "
-                     "of your own)");
+  add_seed_option(*cmd, o->seed, "the parameters and the data");
+  add_scheme_build_options(*cmd, o->scheme_options);
+  add_overlap_option(*cmd, o->overlap, "train takes on or off");
+  add_mesh_options(*cmd, o->scheme_options);
+  add_block_training_options(*cmd, o->scheme_options.training);
+  add_trace_option(*cmd, o->trace, "every rank's timeline (operations, collectives, steps)");
+  add_launch_options(*cmd, o->launch, "every step and the verdict");
   run_over_mpi(
       *cmd, exit_code,
       [o, cmd] {
-        const std::vector<int> np = o->np == 0 ? std::vector<int>{} : std::vector<int>{o->np};
-        return run_in_world(WorldSetup::for_job(np, o->launch.json, o->trace), [&](World& w) {
-          refuse_unused_options(*cmd, *o);
-          return train_in_world(*o, w);
-        });
+        const std::vector<int> np = o->np ? std::vector<int>{*o->np} : std::vector<int>{};
+        return run_in_world(WorldSetup::for_job(np, o->launch.json, o->trace),
+                            [&](World& w) { return train_in_world(*o, w); });
       },
       [o, cmd] { return drive(*cmd, *o); });
 }

@@ -10,17 +10,20 @@
 #include "block_training_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "data_parallel_options.hpp"
 #include "device/cuda/cuda_backend.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
+#include "launch_preflight.hpp"
+#include "mesh_options.hpp"
 #include "mpi_command.hpp"
 #include "mpi_launch.hpp"
-#include "option_checks.hpp"
+#include "option_effects.hpp"
 #include "problem.hpp"
+#include "problem_options.hpp"
 #include "report.hpp"
 #include "safe_output.hpp"
 #include "scheme/scheme_registry.hpp"
+#include "scheme_choice.hpp"
 #include "world_run.hpp"
 
 namespace tplab::app {
@@ -65,45 +68,46 @@ constexpr std::string_view kVerifyDescription =
 struct VerifyOptions {
   std::vector<std::string> schemes;
   std::vector<int> np;
-  std::vector<std::string> dtypes = {"f64", "f32"};
+  std::vector<DType> dtypes = {DType::f64, DType::f32};
   std::string backend = "cpu";
   std::string comm = "auto";
-  std::string shape;  ///< empty: the default shapes
+  std::optional<BlockShape> shape;  ///< unset: the default shapes
   std::uint64_t seed = 1;
   bool exact = false;
   bool check_finite = false;
   bool large_scores = true;  ///< the block with scores past exp's overflow point too
-  int depth = 0;
-  bool regather = false;
-  std::string overlap = "both";
-  DataParallelOptions data_parallel;
-  BlockTrainingOptions training;
+  Overlap overlap = Overlap::both;
+  /// --depth, --regather, --dp, --dp-buckets, --dropout, --dropout-seed, --dropout-keying and
+  /// --recompute, as the parser stored them; overlap is set per configuration.
+  SchemeOptions scheme;
   LaunchOptions launch;
 
   SchemeOptions scheme_options(bool with_overlap) const {
-    return training.applied_to(data_parallel.applied_to({depth, regather, with_overlap}));
-  }
-  /// The overlap settings each configuration runs with: off, on, or both (the default).
-  std::vector<bool> overlaps() const {
-    if (overlap == "both") return {false, true};
-    return {overlap == "on"};
+    SchemeOptions options = scheme;
+    options.overlap = with_overlap;
+    return options;
   }
 };
 
 /// Refuses, before anything runs, a backend, communicator or dtype that cannot go together.
 void validate_backend(const VerifyOptions& o) {
   validate_backend_choice(o.backend, o.comm);
-  for (const auto& d : o.dtypes) {
-    if (parse_dtype(d) == DType::bf16 && o.backend == "cpu") cpu::chosen_bf16_gemm_path();
+  for (const DType d : o.dtypes) {
+    if (d == DType::bf16 && o.backend == "cpu") cpu::chosen_bf16_gemm_path();
   }
-  if (o.exact && o.dtypes == std::vector<std::string>{"bf16"}) {
+  if (o.exact && o.dtypes == std::vector<DType>{DType::bf16}) {
     throw UsageError("--exact runs in f64 and f32: bf16 holds integers exactly only up to 256");
   }
 }
 
-/// The shape runs use: --shape, or kDefaultBlockShape.
+/// The shape runs use: --shape, or kDefaultBlockShape for each replica.
 BlockShape main_shape(const VerifyOptions& o) {
-  return parse_block_shape(o.shape.empty() ? kDefaultBlockShape : o.shape);
+  return global_shape(o.shape, parse_block_shape(kDefaultBlockShape), o.scheme);
+}
+
+/// The second default shape, kMidSequenceShape for each replica.
+BlockShape mid_sequence_shape(const VerifyOptions& o) {
+  return global_shape(std::nullopt, parse_block_shape(kMidSequenceShape), o.scheme);
 }
 
 /// True when some rank's token shard of x starts inside a sequence.
@@ -139,20 +143,20 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
                     o.check_finite, shifted, large_scores});
   };
   const BlockShape shape = main_shape(o);
-  for (const auto& d : o.dtypes) {
-    const DType dtype = parse_dtype(d);
+  const std::vector<bool> overlaps = overlap_settings(o.overlap);
+  for (const DType dtype : o.dtypes) {
     for (bool exact : {false, true}) {
       if ((o.exact && !exact) || (exact && dtype == DType::bf16)) continue;
-      for (bool with_overlap : o.overlaps()) add(shape, dtype, exact, false, with_overlap);
+      for (bool with_overlap : overlaps) add(shape, dtype, exact, false, with_overlap);
     }
     if (!o.exact && dtype != DType::bf16 && o.large_scores) {
-      add(shape, dtype, false, true, o.overlaps().front());
+      add(shape, dtype, false, true, overlaps.front());
     }
   }
-  const BlockShape mid = parse_block_shape(kMidSequenceShape);
-  if (o.shape.empty() && !o.exact && cuts_mid_sequence(o, scheme, world_size, mid)) {
-    for (const auto& d : o.dtypes) {
-      for (bool with_overlap : o.overlaps()) add(mid, parse_dtype(d), false, false, with_overlap);
+  const BlockShape mid = mid_sequence_shape(o);
+  if (!o.shape && !o.exact && cuts_mid_sequence(o, scheme, world_size, mid)) {
+    for (const DType dtype : o.dtypes) {
+      for (bool with_overlap : overlaps) add(mid, dtype, false, false, with_overlap);
     }
   }
   return runs;
@@ -190,19 +194,20 @@ JobPlan verify_job(const VerifyOptions& o, const std::string& scheme, int np, in
               .np = np,
               .overrides = {{"--scheme", {scheme}}},
               .bytes_per_rank = verify::verify_bytes_per_rank(shape)};
-  if (replicas != o.data_parallel.dp) {
+  if (replicas != o.scheme.dp) {
     job.label = fmt::format("{} dp={}", scheme, replicas);
     job.overrides.push_back({"--dp", {std::to_string(replicas)}});
   }
   return job;
 }
 
-/// The caller's options as the job runs them: its --dp, --overlap and --large-scores.
+/// The caller's options as the job runs them: its --dp, --shape, --overlap and --large-scores.
 VerifyOptions job_options(const VerifyOptions& o, const JobPlan& job) {
   VerifyOptions in_job = o;
   for (const ArgumentOverride& a : job.overrides) {
-    if (a.option == "--dp") in_job.data_parallel.dp = std::stoi(a.values.front());
-    if (a.option == "--overlap") in_job.overlap = a.values.front();
+    if (a.option == "--dp") in_job.scheme.dp = std::stoi(a.values.front());
+    if (a.option == "--shape") in_job.shape = parse_block_shape(a.values.front());
+    if (a.option == "--overlap") in_job.overlap = *value_in(kOverlapNames, a.values.front());
     if (a.option == "--large-scores") in_job.large_scores = a.values.front() != "false";
   }
   return in_job;
@@ -213,7 +218,7 @@ VerifyOptions job_options(const VerifyOptions& o, const JobPlan& job) {
 /// more than the runs), with overlap off.
 void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchPlan& plan) {
   VerifyOptions meshed = o;
-  meshed.data_parallel.dp = kDefaultReplicas;
+  meshed.scheme.dp = kDefaultReplicas;
   const std::vector<std::string> chosen = chosen_schemes(o.schemes);
   std::map<int, std::vector<std::string>> schemes_at;
   for (const DefaultMesh& mesh : kDefaultMeshes) {
@@ -227,6 +232,7 @@ void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchP
     JobPlan job =
         verify_job(o, fmt::format("{}", fmt::join(schemes, ",")), np, kDefaultReplicas, shape);
     job.overrides.front().values = schemes;
+    job.overrides.push_back({"--shape", {shape_argument(shape)}});
     // The replicas' reduction runs after backward either way: the started path is the
     // scheme's own, checked without replicas.
     job.overrides.push_back({"--overlap", {"off"}});
@@ -235,38 +241,48 @@ void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchP
   }
 }
 
-/// One job per scheme and world size: a scheme named with --scheme must run at every --np;
-/// with every scheme implied, those that cannot use a world size are left out of it, and only
-/// a world size none can use is refused. Without --dp and --np, the default meshes besides.
-LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_given) {
-  const bool every_scheme = !names_schemes(o.schemes);
-  for (int np : o.np) {
-    if (np < 1) throw UsageError(fmt::format("a run needs at least one rank; got {}", np));
+/// Why `scheme` cannot run `shape` on `np` ranks, or empty when it can: its own rules, and, for
+/// a world size the defaults chose, the rank limit (launch_preflight.hpp) unless
+/// --allow-many-ranks.
+std::string why_not_run(const VerifyOptions& o, const Scheme& scheme, int np,
+                        const BlockShape& shape) {
+  if (std::string why = scheme.refusal(np, shape); !why.empty()) return why;
+  if (o.np.empty() && !o.launch.allow_many_ranks && np > rank_limit()) {
+    return fmt::format("{} ranks are more than {}, this machine's limit (--allow-many-ranks)", np,
+                       rank_limit());
   }
+  return {};
+}
+
+/// One job per scheme and world size. A scheme named with --scheme must run at every --np it is
+/// given; runs the defaults chose (every scheme, or each scheme's own world sizes, D times as
+/// many with --dp D) are left out, saying why, where they cannot run; a request that leaves
+/// nothing to run is refused. Without --dp and --np, the default meshes besides.
+LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_given) {
+  const bool chosen_by_defaults = !names_schemes(o.schemes) || o.np.empty();
   LaunchPlan plan;
   plan.tensors = "every rank holds the whole problem and the reference's answer in f64";
   plan.smaller = "a smaller --shape";
-  std::vector<std::string> skipped;
   for (const auto& name : chosen_schemes(o.schemes)) {
     const auto scheme = make_scheme(name, o.scheme_options(false));
     for (int np : o.np.empty() ? scheme->default_world_sizes() : o.np) {
-      if (every_scheme && !o.np.empty() && !scheme->why_not(np, shape).empty()) {
-        skipped.push_back(fmt::format("{} at np={}", name, np));
-        continue;
+      const std::string why = why_not_run(o, *scheme, np, shape);
+      if (why.empty()) {
+        plan.jobs.push_back(verify_job(o, name, np, o.scheme.dp, shape));
+      } else if (chosen_by_defaults) {
+        plan.left_out.push_back({fmt::format("{} at np={}", name, np), why});
+      } else {
+        throw UsageError(why);
       }
-      scheme->validate(np, shape);
-      plan.jobs.push_back(verify_job(o, name, np, o.data_parallel.dp, shape));
     }
   }
   if (plan.jobs.empty()) {
-    throw UsageError(fmt::format("no scheme can run {} on {} ranks; try --np 4 or --np 8",
-                                 to_string(shape), fmt::join(o.np, ",")));
+    std::vector<std::string> reasons;
+    for (const LeftOut& l : plan.left_out) reasons.push_back(l.run + ": " + l.why);
+    throw UsageError(fmt::format("no scheme can run {} here:\n  {}", to_string(shape),
+                                 fmt::join(reasons, "\n  ")));
   }
   if (!dp_given && o.np.empty()) add_default_meshes(o, shape, plan);
-  if (!skipped.empty()) {
-    fmt::print("left out, as they cannot split this shape over that many ranks: {}\n",
-               fmt::join(skipped, ", "));
-  }
   return plan;
 }
 
@@ -281,10 +297,11 @@ bool all_pass(const SeriesResult& s) {
 void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size_t planned) {
   if (all_pass(series) && series.failures.empty()) {
     const std::string unchecked =
-        o.overlap == "both"
+        o.overlap == Overlap::both
             ? ""
             : fmt::format("; with overlap {} only (--overlap both checks the {} path too)",
-                          o.overlap, o.overlap == "on" ? "blocking" : "started");
+                          name_in(kOverlapNames, o.overlap),
+                          o.overlap == Overlap::on ? "blocking" : "started");
     fmt::print(
         "\nALL PASS: {} runs, every tensor within tolerance of the reference and every rank's "
         "communication and kept bytes equal to the cost model's{}\n",
@@ -308,6 +325,35 @@ void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size
   fmt::print("\nFAILED: {} of {} runs failed{}\n", failed, planned, why);
 }
 
+/// Every run of every job of `plan`, as each job will make it.
+std::vector<verify::RunConfig> planned_runs(const VerifyOptions& o, const LaunchPlan& plan) {
+  std::vector<verify::RunConfig> runs;
+  for (const JobPlan& job : plan.jobs) {
+    for (const std::string& scheme : job.overrides.front().values) {
+      const auto c = configurations(job_options(o, job), scheme, job.np);
+      runs.insert(runs.end(), c.begin(), c.end());
+    }
+  }
+  return runs;
+}
+
+/// verify's own options that change some runs only.
+constexpr std::array<EffectRule<verify::RunConfig>, 1> kVerifyRules = {{
+    {"--large-scores",
+     [](const verify::RunConfig& c) { return !c.exact && c.dtype != DType::bf16; },
+     "the block with scores past exp's overflow point runs in f64 and f32, without --exact, and "
+     "no run here is one"},
+}};
+
+/// Refuses an option that changes none of `runs`, with the reason (option_effects.hpp).
+void refuse_unused_options(const CLI::App& command, const std::vector<verify::RunConfig>& runs) {
+  std::vector<PlannedRun> planned;
+  for (const verify::RunConfig& c : runs) planned.push_back({c.scheme, c.options, !c.exact});
+  refuse_without_effect(command, planned);
+  refuse_without_effect(command, std::span<const EffectRule<verify::RunConfig>>(kVerifyRules),
+                        runs);
+}
+
 int drive(const CLI::App& command, const VerifyOptions& o) {
   const BlockShape shape = main_shape(o);
   validate_backend(o);
@@ -316,18 +362,14 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
     fmt::print("cuda backend: {} GPU{} visible, --comm {}\n", gpus, gpus == 1 ? "" : "s", o.comm);
   }
   const LaunchPlan plan = plan_jobs(o, shape, command.count("--dp") > 0);
-  std::size_t planned = 0;  // runs: every job runs the configurations of its scheme
-  for (const JobPlan& job : plan.jobs) {
-    for (const std::string& scheme : job.overrides.front().values) {
-      planned += configurations(job_options(o, job), scheme, job.np).size();
-    }
-  }
+  const std::vector<verify::RunConfig> runs = planned_runs(o, plan);
+  refuse_unused_options(command, runs);
   const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
     return series_document("runs", s.runs, s, all_pass(s));
   });
   verify::print_summary(series.runs, stdout);
   for (const auto& f : series.failures) fmt::print("  {}\n", f.describe());
-  print_verdict(o, series, planned);
+  print_verdict(o, series, runs.size());
   return exit_code_of(series, all_pass(series));
 }
 
@@ -336,28 +378,23 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<VerifyOptions>();
   CLI::App* cmd = app.add_subcommand("verify", std::string(kVerifyDescription));
-  cmd->add_option("--scheme", o->schemes,
-                  "schemes to check: " + scheme_help_list() + " (default: all)")
-      ->delimiter(',');
-  cmd->footer(scheme_help_table());
-  cmd->add_option("--np", o->np, "world sizes (default: each scheme's own list)")->delimiter(',');
-  cmd->add_option("--dtype", o->dtypes, "f64, f32, bf16 (bf16: stored in bf16, computed in f32)")
-      ->delimiter(',')
-      ->capture_default_str();
+  add_scheme_option(*cmd, o->schemes);
+  add_np_option(*cmd, o->np, "each scheme's own list, D times as many ranks with --dp D");
+  add_dtype_option(*cmd, o->dtypes, "; each in turn");
   cmd->add_option("--backend", o->backend,
                   "cpu (Eigen) or cuda (cuBLAS and tplab's kernels, one GPU per rank or shared)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--comm", o->comm,
                   "with --backend cuda: nccl (one GPU per rank), mpi (staged through host memory, "
                   "so ranks may share a GPU), or auto (nccl when every rank has its own GPU)")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
       ->capture_default_str();
-  cmd->add_option("--shape", o->shape,
-                  fmt::format("global shape b,s,h,heads (default: {}, and {} for the schemes and "
-                              "world sizes whose token shards start mid-sequence there)",
-                              kDefaultBlockShape, kMidSequenceShape));
-  cmd->add_option("--seed", o->seed, "seed of inputs and weights")
-      ->check(seed_check())
-      ->capture_default_str();
+  add_shape_option(*cmd, o->shape,
+                   fmt::format("{} for each replica, and {} for the schemes and world sizes "
+                               "whose token shards start mid-sequence there",
+                               kDefaultBlockShape, kMidSequenceShape));
+  add_seed_option(*cmd, o->seed, "the inputs and weights");
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
   cmd->add_flag("--large-scores,!--no-large-scores", o->large_scores,
@@ -365,22 +402,12 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                 "--no-large-scores leaves it out)");
   cmd->add_flag("--check-finite", o->check_finite,
                 "check every stage of the block for NaN or Inf and report the first that has one");
-  cmd->add_option("--depth", o->depth,
-                  "2.5D depth d (default: d = p/q^2 with the largest q that fits)");
-  cmd->add_flag("--regather", o->regather,
-                "3D: keep only the local shards from forward and gather X~ and W~ again in "
-                "backward (less memory, more communication)");
-  cmd->add_option("--overlap", o->overlap,
-                  "on: start collectives early and compute while they run (the same "
-                  "collectives, the same results within tolerance); both: every configuration "
-                  "with overlap off and on")
-      ->check(CLI::IsMember({"on", "off", "both"}))
-      ->capture_default_str();
-  add_data_parallel_options(*cmd, o->data_parallel);
-  add_block_training_options(*cmd, o->training);
-  add_launch_options(*cmd, o->launch,
-                     "write the results as JSON, job by job as they finish (checked before "
-                     "anything runs: a new or plain file in a folder of your own)");
+  add_scheme_build_options(*cmd, o->scheme);
+  add_overlap_option(*cmd, o->overlap, "both: every configuration with overlap off and on");
+  add_mesh_options(*cmd, o->scheme);
+  add_block_training_options(*cmd, o->scheme.training);
+  add_dropout_keying_option(*cmd, o->scheme.training);
+  add_launch_options(*cmd, o->launch, "the results (job by job, as they finish)");
   run_over_mpi(
       *cmd, exit_code,
       [o] {

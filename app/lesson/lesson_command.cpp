@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "launch_options.hpp"
 #include "launch_preflight.hpp"
 #include "lesson_catalog.hpp"
 #include "lesson_check.hpp"
@@ -24,8 +25,9 @@
 #include "lesson_progress.hpp"
 #include "lesson_submissions.hpp"
 #include "mpi_launch.hpp"
-#include "option_checks.hpp"
 #include "output_lock.hpp"
+#include "output_options.hpp"
+#include "problem_options.hpp"
 #include "safe_output.hpp"
 #include "trace_option.hpp"
 
@@ -389,6 +391,12 @@ int lesson_number(const std::string& text) {
   return n;
 }
 
+/// Adds --solution: `what` the library's own implementation does instead of the exercise.
+void add_solution_flag(CLI::App& command, bool& solution, const std::string& what) {
+  command.add_flag("--solution", solution,
+                   what + " the library's solution instead of the exercise");
+}
+
 /// `lesson grade` and its options.
 void add_grade_command(CLI::App& cmd, const std::shared_ptr<LessonOptions>& o, int& exit_code) {
   CLI::App* grade_cmd = cmd.add_subcommand(
@@ -402,24 +410,20 @@ void add_grade_command(CLI::App& cmd, const std::shared_ptr<LessonOptions>& o, i
         for (const auto& text : texts) o->numbers.push_back(lesson_number(text));
       },
       "the lessons to grade (default: every lesson)");
-  grade_cmd->add_flag("--solution", o->solution,
-                      "grade the library's solutions instead (what full marks look like)");
-  grade_cmd->add_option("--json", o->json,
-                        "write the grades in Gradescope's results.json form (score, tests)");
-  grade_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
-      ->capture_default_str();
+  add_solution_flag(*grade_cmd, o->solution, "grade (what full marks look like)");
+  add_json_option(*grade_cmd, o->json,
+                  "the grades in Gradescope's results.json form (score, tests)");
+  add_timeout_option(*grade_cmd, o->timeout, "a run is ended");
   grade_cmd->add_option("--submissions", o->submissions,
                         "grade a class: DIR holds one folder per student, each laid out as "
                         "lessons/ (STUDENT/01-column-split/exercise.cpp, ...); each is built and "
                         "checked apart");
-  grade_cmd->add_option("--out", o->out,
-                        "with --submissions: where STUDENT/results.json and gradebook.csv go "
-                        "(default: DIR-grades beside DIR)");
-  grade_cmd
-      ->add_option("--seed", o->seed,
-                   "draw every check's inputs from this seed, to repeat a grade (default: a "
-                   "fresh seed each time, written to results.json)")
-      ->check(seed_check());
+  add_out_option(*grade_cmd, o->out,
+                 "with --submissions: STUDENT/results.json and gradebook.csv (default: "
+                 "DIR-grades beside DIR)");
+  add_seed_option(*grade_cmd, o->seed,
+                  "every check's inputs, to repeat a grade (default: a fresh seed each time, "
+                  "written to results.json)");
   grade_cmd->callback([o, &exit_code] { exit_code = grade(*o); });
 }
 
@@ -450,21 +454,16 @@ void add_lesson_command(CLI::App& app, int& exit_code) {
   CLI::App* check_cmd = cmd->add_subcommand(
       "check", "build your exercise, run it under mpiexec and compare it with the reference");
   number(check_cmd);
-  check_cmd->add_flag("--solution", o->solution, "check the library's own implementation");
-  check_cmd->add_option("--np", o->np, "world sizes (default: the lesson's own)")->delimiter(',');
-  check_cmd->add_option("--timeout", o->timeout, "seconds before a run is ended")
-      ->check(timeout_check())
-      ->capture_default_str();
+  add_solution_flag(*check_cmd, o->solution, "check");
+  add_np_option(*check_cmd, o->np, "the lesson's own");
+  add_timeout_option(*check_cmd, o->timeout, "a run is ended");
   add_allow_many_ranks_flag(*check_cmd, o->allow_many_ranks);
-  check_cmd->add_option("--trace", o->trace,
-                        "write the exercise's timelines (operations, collectives, its marked "
-                        "steps) to this Chrome trace file, one per world size: FILE's stem, "
-                        "the lesson, np, its extension");
-  check_cmd
-      ->add_option("--seed", o->seed,
-                   "draw the check's inputs from this seed (default: the lesson's own inputs; "
-                   "a grade's seed is in its results.json)")
-      ->check(seed_check());
+  add_trace_option(*check_cmd, o->trace,
+                   "the exercise's timelines (operations, collectives, its marked steps), one "
+                   "file per world size: FILE's stem, the lesson, np, its extension");
+  add_seed_option(*check_cmd, o->seed,
+                  "the check's inputs (default: the lesson's own inputs; a grade's seed is in its "
+                  "results.json)");
   check_cmd->callback([o, &exit_code] { exit_code = check(*o); });
   CLI::App* hint_cmd = cmd->add_subcommand("hint", "the next hint (--all: every hint)");
   number(hint_cmd);

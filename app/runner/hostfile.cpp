@@ -63,14 +63,6 @@ int host_count(const std::string& hostfile) {
   return hostfile.empty() ? 1 : static_cast<int>(read_hostfile(hostfile).size());
 }
 
-void add_hosts_option(CLI::App& command, std::string& hostfile) {
-  command.add_option(
-      "--hosts", hostfile,
-      "run the jobs on the hosts of this Open MPI hostfile ('node1 slots=8' a line); "
-      "$TPLAB_MPIEXEC_ARGS passes further arguments to mpiexec (README, \"Running "
-      "on several machines\")");
-}
-
 LaunchSettings launch_settings(int timeout_seconds, const std::string& hostfile, int max_ranks) {
   LaunchSettings launch{timeout_seconds, {}};
   if (hostfile.empty()) return launch;

@@ -27,9 +27,6 @@ std::vector<HostEntry> read_hostfile(const std::string& path);
 /// The hosts a hostfile lists (1 for "": this machine alone), for the launch's preflight.
 int host_count(const std::string& hostfile);
 
-/// Adds `--hosts FILE` to a launching command.
-void add_hosts_option(CLI::App& command, std::string& hostfile);
-
 /// The launch settings of a command whose largest job has `max_ranks` ranks: with a hostfile,
 /// reads it (its absolute path is passed on, so every job sees the same file), refuses a job
 /// larger than the slots it lists, and says which hosts the jobs will use.

@@ -19,9 +19,18 @@ struct JobPlan {
   double bytes_per_rank = 0;                ///< what each rank allocates for its own work
 };
 
+/// A run a command's defaults would have made but cannot, and why: it is said, not run.
+struct LeftOut {
+  std::string run;  ///< "3d at np=54"
+  std::string why;  ///< the rule it breaks, with what would work
+};
+
 /// Every job of a command, run one after another.
 struct LaunchPlan {
   std::vector<JobPlan> jobs;  ///< in the order they run
+  /// What the defaults would have run besides, and why each cannot run; launch_jobs prints them
+  /// before the first job.
+  std::vector<LeftOut> left_out;
   /// What each rank's tensors are, for the preflight's message: "the whole problem and the
   /// reference's answer in f64".
   std::string tensors;

@@ -103,10 +103,4 @@ void require_available_memory(double bytes, const std::string& what, const std::
                                size_text(bytes), size_text(available), smaller));
 }
 
-void add_allow_many_ranks_flag(CLI::App& command, bool& allow) {
-  command.add_flag(
-      "--allow-many-ranks", allow,
-      fmt::format("start jobs of more than {} ranks (4 per core here, at least 32)", rank_limit()));
-}
-
 }  // namespace tplab::app

@@ -39,7 +39,4 @@ void preflight(const LaunchPlan& plan, bool allow_many_ranks, int hosts = 1);
 /// (for `dump`, which runs in this process). `what` names the need and `smaller` the cure.
 void require_available_memory(double bytes, const std::string& what, const std::string& smaller);
 
-/// Adds --allow-many-ranks to a launching command.
-void add_allow_many_ranks_flag(CLI::App& command, bool& allow);
-
 }  // namespace tplab::app

@@ -11,20 +11,10 @@
 #include "hostfile.hpp"
 #include "launch_preflight.hpp"
 #include "mpi_launch.hpp"
-#include "option_checks.hpp"
 #include "output_lock.hpp"
 #include "safe_output.hpp"
 
 namespace tplab::app {
-
-void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& json_help) {
-  command.add_option("--json", o.json, json_help);
-  command.add_option("--timeout", o.timeout, "seconds before a launched job is ended")
-      ->check(timeout_check())
-      ->capture_default_str();
-  add_hosts_option(command, o.hosts);
-  add_allow_many_ranks_flag(command, o.allow_many_ranks);
-}
 
 namespace {
 
@@ -44,6 +34,7 @@ void report_unwritten(const LaunchPlan& plan, const SeriesResult& series) {
 
 SeriesResult launch_jobs(const CLI::App& command, const LaunchOptions& o, const LaunchPlan& plan,
                          const std::function<nlohmann::json(const SeriesResult&)>& document) {
+  for (const LeftOut& l : plan.left_out) fmt::print("left out: {}: {}\n", l.run, l.why);
   std::optional<OutputLock> json_lock;  // held until the last job's results are written
   if (o.json) {
     require_writable_file(*o.json, "--json");

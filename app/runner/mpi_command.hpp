@@ -15,23 +15,10 @@
 #include <vector>
 
 #include "job_series.hpp"
+#include "launch_options.hpp"
 #include "launch_plan.hpp"
 
 namespace tplab::app {
-
-/// The options every launching command has, which the launcher keeps to itself (where its
-/// result goes, how long a job may run, the hosts, more ranks than cores): only --json reaches a
-/// job, as a file of the job's own.
-struct LaunchOptions {
-  std::optional<std::string> json;  ///< where the command's result goes (--json)
-  int timeout = 300;                ///< seconds before a launched job is ended (--timeout)
-  std::string hosts;                ///< an Open MPI hostfile, or empty for this machine
-  bool allow_many_ranks = false;    ///< go past rank_limit() (--allow-many-ranks)
-};
-
-/// Adds --json (described by `json_help`), --timeout (default o.timeout), --hosts and
-/// --allow-many-ranks to `command`.
-void add_launch_options(CLI::App& command, LaunchOptions& o, const std::string& json_help);
 
 /// Refuses what cannot run (a --json that cannot be written, whose file system clearly lacks
 /// room for plan.result_bytes (free_space.hpp), or that another run is writing: it is locked,

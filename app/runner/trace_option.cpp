@@ -27,13 +27,6 @@ std::string slug(const std::string& label) {
 
 }  // namespace
 
-void add_trace_option(CLI::App& command, std::optional<std::string>& trace) {
-  command.add_option(
-      "--trace", trace,
-      "write every rank's timeline (operations, collectives, steps) to this Chrome trace file, "
-      "for Perfetto or chrome://tracing (one file per job: FILE's stem, the job, its extension)");
-}
-
 std::string job_trace_path(const std::string& trace, const std::string& label, int np,
                            std::size_t jobs, const std::optional<std::string>& json) {
   std::string path = trace;

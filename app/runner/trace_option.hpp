@@ -1,6 +1,6 @@
 /// @file
-/// --trace FILE: the option of the commands that trace their jobs, and the file each job of a
-/// series writes its ranks' timelines to (app/files/trace_file.hpp writes them).
+/// The file each job of a series writes its ranks' timelines to, for --trace FILE
+/// (options/output_options.hpp declares it; app/files/trace_file.hpp writes them).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,8 +10,6 @@
 #include "launch_plan.hpp"
 
 namespace tplab::app {
-/// Adds --trace FILE to `command`.
-void add_trace_option(CLI::App& command, std::optional<std::string>& trace);
 
 /// The trace file of the job `label` on `np` ranks, one of `jobs`: `trace` itself for a single
 /// job; otherwise `trace`'s stem, the job's label and world size, and `trace`'s extension:

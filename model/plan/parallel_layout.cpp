@@ -27,17 +27,6 @@ int dp_stride(const ParallelLayout& l) {
 
 }  // namespace
 
-std::string_view rank_order_name(RankOrder order) {
-  return order == RankOrder::tp_pp_dp ? "tp-pp-dp" : "tp-dp-pp";
-}
-
-RankOrder parse_rank_order(std::string_view name) {
-  for (RankOrder order : {RankOrder::tp_pp_dp, RankOrder::tp_dp_pp}) {
-    if (name == rank_order_name(order)) return order;
-  }
-  throw UsageError(fmt::format("unknown rank order '{}' (known: tp-pp-dp, tp-dp-pp)", name));
-}
-
 std::string ParallelLayout::describe() const {
   return fmt::format("DP {} x TP {} x PP {}", dp, tp, pp);
 }

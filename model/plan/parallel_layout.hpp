@@ -3,10 +3,12 @@
 /// stages and tensor-parallel groups, and which devices form each group for a given rank order.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/names.hpp"
 #include "rank_cost.hpp"
 
 namespace tplab::model::plan {
@@ -20,10 +22,14 @@ enum class RankOrder {
   tp_dp_pp,  ///< rank = tp_rank + tp (dp_rank + dp pp_rank): a DP group is tp ranks apart
 };
 
+/// The names of the orders, as --rank-order takes them and the JSON records them.
+inline constexpr std::array<Named<RankOrder>, 2> kRankOrderNames = {
+    {{"tp-pp-dp", RankOrder::tp_pp_dp}, {"tp-dp-pp", RankOrder::tp_dp_pp}}};
+
 /// "tp-pp-dp" or "tp-dp-pp".
-std::string_view rank_order_name(RankOrder order);
-/// The order called `name` ("tp-pp-dp", "tp-dp-pp"); throws UsageError naming both otherwise.
-RankOrder parse_rank_order(std::string_view name);
+constexpr std::string_view rank_order_name(RankOrder order) {
+  return name_in(kRankOrderNames, order);
+}
 
 /// DP x TP x PP = the device count, with the order that numbers the ranks.
 struct ParallelLayout {

@@ -2,8 +2,11 @@
 /// Element types and where a tensor lives.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string_view>
+
+#include "core/names.hpp"
 
 namespace tplab {
 
@@ -26,17 +29,13 @@ constexpr std::size_t dtype_size(DType t) {
   return 0;
 }
 
+/// The names of the element types, as --dtype takes them and the JSON records them.
+inline constexpr std::array<Named<DType>, 3> kDTypeNames = {
+    {{"f64", DType::f64}, {"f32", DType::f32}, {"bf16", DType::bf16}}};
+
 /// "f64", "f32" or "bf16".
 constexpr std::string_view dtype_name(DType t) {
-  switch (t) {
-    case DType::f64:
-      return "f64";
-    case DType::f32:
-      return "f32";
-    case DType::bf16:
-      return "bf16";
-  }
-  return "?";
+  return name_in(kDTypeNames, t);
 }
 
 /// "cpu" or "cuda".

@@ -18,10 +18,8 @@ std::int64_t element_count(const Extents& extents) {
 }
 
 DType parse_dtype(std::string_view name) {
-  if (name == "f64") return DType::f64;
-  if (name == "f32") return DType::f32;
-  if (name == "bf16") return DType::bf16;
-  throw UsageError(fmt::format("unknown dtype '{}' (use f64, f32 or bf16)", name));
+  if (const auto dtype = value_in(kDTypeNames, name)) return *dtype;
+  throw UsageError(fmt::format("unknown dtype '{}' (use {})", name, names_text(kDTypeNames)));
 }
 
 Tensor::Tensor(Extents extents, DType dtype, DeviceKind device, std::shared_ptr<std::byte> storage,

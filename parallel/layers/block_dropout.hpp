@@ -3,8 +3,11 @@
 /// single-device block draws them, whichever scheme placed its elements.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 
+#include "core/names.hpp"
 #include "device/dropout_mask.hpp"
 #include "scheme/placement.hpp"
 
@@ -18,8 +21,16 @@ enum class DropoutKeying {
   local,      ///< one seed, the element's place in the rank's own shard: every shard the same mask
 };
 
+/// The names of the keyings, as verify's --dropout-keying takes them and the JSON records them.
+inline constexpr std::array<Named<DropoutKeying>, 3> kDropoutKeyingNames = {
+    {{"global", DropoutKeying::global},
+     {"rank-seed", DropoutKeying::rank_seed},
+     {"local", DropoutKeying::local}}};
+
 /// "global", "rank-seed" or "local".
-const char* dropout_keying_name(DropoutKeying keying);
+constexpr std::string_view dropout_keying_name(DropoutKeying keying) {
+  return name_in(kDropoutKeyingNames, keying);
+}
 
 /// Where this rank's part of the block lies in the global tensors the masks are drawn over.
 struct DropoutPlace {

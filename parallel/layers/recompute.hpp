@@ -3,6 +3,11 @@
 /// al. 2022, "Reducing Activation Recomputation in Large Transformer Models").
 #pragma once
 
+#include <array>
+#include <string_view>
+
+#include "core/names.hpp"
+
 namespace tplab {
 
 /// Activation recomputation, the same result bit for bit in every mode.
@@ -12,17 +17,13 @@ enum class Recompute {
   full,       ///< each block keeps only its input and runs its forward again in backward
 };
 
+/// The names of the modes, as --recompute takes them and the JSON records them.
+inline constexpr std::array<Named<Recompute>, 3> kRecomputeNames = {
+    {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
+
 /// "none", "selective" or "full".
-inline const char* recompute_name(Recompute mode) {
-  switch (mode) {
-    case Recompute::none:
-      return "none";
-    case Recompute::selective:
-      return "selective";
-    case Recompute::full:
-      return "full";
-  }
-  return "?";
+constexpr std::string_view recompute_name(Recompute mode) {
+  return name_in(kRecomputeNames, mode);
 }
 
 }  // namespace tplab

@@ -6,14 +6,11 @@
 
 namespace tplab {
 
-DataParallelScheme::DataParallelScheme(SchemeFactory make_replica,
-                                       const SchemeOptions& replica_options, int replicas,
-                                       GradientBuckets buckets)
+DataParallelScheme::DataParallelScheme(SchemeFactory make_replica, const SchemeOptions& options)
     : make_replica_(std::move(make_replica)),
-      replica_options_(replica_options),
-      replica_(make_replica_(replica_options_)),
-      replicas_(replicas),
-      buckets_(buckets) {}
+      options_(options),
+      replica_(make_replica_(replica_options(options))),
+      replicas_(options.dp) {}
 
 std::string DataParallelScheme::shape_refusal(const BlockShape& shape) const {
   if (std::string why = batch_split_problem(shape, replicas_); !why.empty()) return why;
@@ -58,22 +55,20 @@ std::vector<TensorPlacement> DataParallelScheme::placements(int world_size, cons
                                                             Workload workload) const {
   const BlockShape local = replica_shape(shape, replicas_);
   return mesh_placements(replica_->placements(world_size / replicas_, local, workload),
-                         mesh(world_size), local.tokens());
+                         mesh_of(options_, world_size), local.tokens());
 }
 
 std::unique_ptr<ParallelModule> DataParallelScheme::make_module(Comm& world, Device& device,
                                                                 const BlockShape& shape,
                                                                 Workload workload,
                                                                 TensorMap parameters) const {
-  const MeshLayout layout = mesh(world.size());
-  MeshComms comms = split_mesh(world, layout);
-  const BlockShape local = replica_shape(shape, replicas_);
-  SchemeOptions options = replica_options_;
-  options.training.first_sequence += layout.replica_of(world.rank()) * local.b;
-  auto replica = make_replica_(options)->make_module(*comms.replica, device, local, workload,
-                                                     std::move(parameters));
+  const MeshLayout mesh = mesh_of(options_, world.size());
+  MeshComms comms = split_mesh(world, mesh);
+  const SchemeOptions options = replica_options_of_rank(options_, mesh, world.rank(), shape);
+  auto replica = make_replica_(options)->make_module(
+      *comms.replica, device, replica_shape(shape, replicas_), workload, std::move(parameters));
   return std::make_unique<DataParallelModule>(std::move(comms), std::move(replica), device,
-                                              buckets_);
+                                              options_.dp_buckets);
 }
 
 }  // namespace tplab

@@ -10,22 +10,21 @@
 
 namespace tplab {
 
-/// Data parallelism around a scheme (SchemeOptions::dp = D > 1; make_scheme builds it). The
-/// world of D x P ranks is a MeshLayout: replica r runs the scheme on its P consecutive ranks
-/// over sequences [r b/D, (r+1) b/D) of the batch, and after backward each rank's gradient
-/// shards are summed over its DP group (reduce_over_replicas), so every replica holds the
-/// gradient of the whole batch. The scheme's grid is split from the replica's communicator and
-/// never sees dp: a collective issued on the wrong group has one place to live. Replica r's
-/// blocks draw their dropout masks for sequences from r b/D on (BlockTraining::first_sequence),
-/// as the single-device block draws them for the whole batch.
+/// Data parallelism around a scheme's block (SchemeOptions::dp = D > 1; make_scheme builds it).
+/// The world of D x P ranks is the MeshLayout of mesh_of: replica r runs the scheme on its P
+/// consecutive ranks over sequences [r b/D, (r+1) b/D) of the batch with the options of
+/// replica_options_of_rank, and after backward each rank's gradient shards are summed over its
+/// DP group (reduce_over_replicas), so every replica holds the gradient of the whole batch. The
+/// scheme's grid is split from the replica's communicator and never sees dp: a collective
+/// issued on the wrong group has one place to live. The trainer's GPT and the cost model reach
+/// the replica through the same functions (mesh/mesh_layout.hpp).
 class DataParallelScheme final : public Scheme {
  public:
   /// Builds the replicated scheme from its options.
   using SchemeFactory = std::function<std::unique_ptr<Scheme>(const SchemeOptions&)>;
-  /// `replicas` copies of the scheme `make_replica` builds from `replica_options` (dp = 1),
-  /// their gradients gathered as `buckets` says.
-  DataParallelScheme(SchemeFactory make_replica, const SchemeOptions& replica_options, int replicas,
-                     GradientBuckets buckets);
+  /// options.dp copies of the scheme `make_replica` builds from replica_options(options), their
+  /// gradients gathered as options.dp_buckets says.
+  DataParallelScheme(SchemeFactory make_replica, const SchemeOptions& options);
 
   /// The replicated scheme's name: "1d", "2d", ...
   std::string name() const override { return replica_->name(); }
@@ -42,21 +41,11 @@ class DataParallelScheme final : public Scheme {
                                               Workload workload,
                                               TensorMap parameters) const override;
 
-  /// The scheme every replica runs, on world_size / D ranks.
-  const Scheme& replica_scheme() const { return *replica_; }
-  /// D.
-  int replicas() const { return replicas_; }
-  /// How the gradients are gathered for the DP all-reduce.
-  GradientBuckets buckets() const { return buckets_; }
-  /// The mesh of a world of `world_size` ranks (which D divides).
-  MeshLayout mesh(int world_size) const { return {replicas_, world_size / replicas_}; }
-
  private:
   SchemeFactory make_replica_;
-  SchemeOptions replica_options_;
+  SchemeOptions options_;
   std::unique_ptr<Scheme> replica_;
   int replicas_;
-  GradientBuckets buckets_;
 };
 
 }  // namespace tplab

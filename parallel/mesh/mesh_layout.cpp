@@ -21,6 +21,22 @@ std::vector<int> MeshLayout::dp_ranks(int w) const {
   return ranks;
 }
 
+MeshLayout mesh_of(const SchemeOptions& options, int world_size) {
+  return {.replicas = options.dp, .scheme_ranks = world_size / options.dp};
+}
+
+SchemeOptions replica_options(SchemeOptions options) {
+  options.dp = 1;
+  return options;
+}
+
+SchemeOptions replica_options_of_rank(const SchemeOptions& options, const MeshLayout& mesh,
+                                      int world_rank, const BlockShape& global) {
+  SchemeOptions replica = replica_options(options);
+  replica.training.first_sequence += mesh.replica_of(world_rank) * (global.b / mesh.replicas);
+  return replica;
+}
+
 std::string describe_mesh(const MeshLayout& mesh, const std::string& scheme_grid) {
   return fmt::format("dp={} x {} (world rank = replica x {} + scheme rank)", mesh.replicas,
                      scheme_grid, mesh.scheme_ranks);

@@ -11,6 +11,7 @@
 #include "comm/comm.hpp"
 #include "scheme/block_shape.hpp"
 #include "scheme/placement.hpp"
+#include "scheme/scheme.hpp"
 
 namespace tplab {
 
@@ -37,6 +38,21 @@ struct MeshLayout {
   /// The world ranks of w's DP group: the same scheme rank in every replica, in replica order.
   std::vector<int> dp_ranks(int w) const;
 };
+
+/// The mesh a run of `options` forms on `world_size` ranks: options.dp replicas of
+/// world_size / options.dp ranks each. Every part of tplab that meets data parallelism (the
+/// block's DataParallelScheme, the trainer's GPT, the cost model, placements) asks it here.
+MeshLayout mesh_of(const SchemeOptions& options, int world_size);
+
+/// The options every replica of a run of `options` runs its scheme with: the same, on one
+/// replica (dp = 1): the replica never sees dp.
+SchemeOptions replica_options(SchemeOptions options);
+
+/// The options of the replica world rank `world_rank` belongs to on `mesh`, for a global block
+/// `global`: replica_options, and its blocks draw the whole batch's dropout masks from the
+/// replica's first sequence on, as the single-device block draws them for the whole batch.
+SchemeOptions replica_options_of_rank(const SchemeOptions& options, const MeshLayout& mesh,
+                                      int world_rank, const BlockShape& global);
 
 /// "dp=2 x t=2 (world rank = replica x 2 + scheme rank)": the mesh in one line.
 std::string describe_mesh(const MeshLayout& mesh, const std::string& scheme_grid);

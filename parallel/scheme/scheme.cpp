@@ -82,9 +82,7 @@ std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& 
   }
   const SchemeEntry& entry = find_scheme(name);
   if (options.dp == 1) return entry.make(options);
-  SchemeOptions replica = options;
-  replica.dp = 1;
-  return std::make_unique<DataParallelScheme>(entry.make, replica, options.dp, options.dp_buckets);
+  return std::make_unique<DataParallelScheme>(entry.make, options);
 }
 
 std::shared_ptr<BlockDropout> make_block_dropout(const Scheme& scheme,

@@ -2,11 +2,13 @@
 /// Scheme: one way of splitting the block over ranks (1D, 2D, 2.5D, 3D).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "core/names.hpp"
 #include "device/device.hpp"
 #include "layers/block_training.hpp"
 #include "scheme/block_shape.hpp"
@@ -24,6 +26,10 @@ enum class GradientBuckets {
   flat,        ///< every shard copied into one buffer, reduced by one all-reduce (DDP's bucket)
   per_tensor,  ///< one all-reduce per parameter's gradient
 };
+
+/// The names of the bucketings, as --dp-buckets takes them and the JSON records them.
+inline constexpr std::array<Named<GradientBuckets>, 2> kGradientBucketNames = {
+    {{"flat", GradientBuckets::flat}, {"per-tensor", GradientBuckets::per_tensor}}};
 
 /// Options some schemes take.
 struct SchemeOptions {

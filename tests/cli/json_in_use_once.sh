@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # json_in_use_once.sh TPLAB DIR model|grade
 # The commands that write their --json once, at the end, hold it from the start as those that
-# write it after every job do: while `model --compare --json F` (its mpiexec, a stand-in,
+# write it after every job do: while `model compare --json F` (its mpiexec, a stand-in,
 # sleeps) or `lesson grade 0 --json F` runs, a second run with the same F exits 2 at once,
 # naming the file and the first run's pid, and launches nothing.
 set -uo pipefail
@@ -12,7 +12,7 @@ json=$dir/result.json
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 case $mode in
-  model) run=(model --compare --np 2 --repeats 1 --json "$json") ;;
+  model) run=(model compare --np 2 --repeats 1 --json "$json") ;;
   grade) run=(lesson grade 0 --json "$json") ;;
 esac
 
