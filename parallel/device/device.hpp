@@ -7,11 +7,11 @@
 /// take 3-D tensors [batch, rows, cols].
 ///
 /// The operations come in families (matrix products, element-wise, GELU, softmax, heads,
-/// LayerNorm, and the GPT model's vocabulary). Each family is one interface below; a backend
-/// implements it in two files side by side, device/ops/FAMILY_cpu.cpp and
-/// device/ops/FAMILY.cu (kernels and their launchers together). Device keeps memory for
-/// itself and calls each operation by its name (`device.matmul(...)`), passing it to the
-/// family's object. Adding an operation to a family touches this file and those two.
+/// LayerNorm, and training's: the GPT model's vocabulary, the optimizer). Each family is one
+/// interface below; a backend implements it in device/ops/FAMILY_cpu.cpp and FAMILY.cu side by
+/// side (the CPU's bf16 of every family but the products: ops/bf16_families_cpu.cpp). Device
+/// keeps memory for itself and calls each operation by name (`device.matmul(...)`), passing it
+/// to the family's object. Adding one touches this file, those two and, but for a product, bf16's.
 #pragma once
 
 #include <cstdint>

@@ -61,13 +61,15 @@ Tensor CausalAttention::forward(const Tensor& q, const Tensor& k, const Tensor& 
   Tensor out = device_.empty(v_.extents(), q.dtype());
   // [s, s] x [s, d] -> [s, d]
   device_.batched_matmul(dropped(probs), Transpose::no, v_, Transpose::no, out);
-  if (recompute_ == Recompute::none) probs_ = std::move(probs);
+  // under full this is the block's forward or its replay in backward: P is kept as under none
+  // (the block lets go of it after its first forward), so backward reads the replay's P
+  if (recompute_ != Recompute::selective) probs_ = std::move(probs);
   return merge(out);
 }
 
 void CausalAttention::backward(const Tensor& dctx, Tensor& dq, Tensor& dk, Tensor& dv) {
   const Tensor dout = split(dctx);
-  const Tensor probs = recompute_ == Recompute::none ? probs_ : probabilities();
+  const Tensor probs = recompute_ == Recompute::selective ? probabilities() : probs_;
   const std::int64_t bh = q_.dim(0);
   const std::int64_t s = q_.dim(1);
   Tensor dprobs = device_.empty({bh, s, s}, dctx.dtype());

@@ -28,7 +28,10 @@ struct AttentionDropout {
 ///
 /// D is dropout on the probabilities, its mask drawn again in backward from the draw forward
 /// recorded (never kept). P is kept for backward, or with Recompute::selective computed again
-/// from the kept q and k by the same operations, so bit for bit the same.
+/// from the kept q and k by the same operations, so bit for bit the same. With Recompute::full
+/// the core keeps P as with none: the block lets go of it after forward (forget) and runs
+/// forward again before backward, whose P backward reads, so that P is computed twice a step,
+/// as with selective, and not a third time.
 class CausalAttention {
  public:
   /// Attention over `batch` sequences and `heads` heads of `head_dim` features.

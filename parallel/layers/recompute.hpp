@@ -14,7 +14,8 @@ namespace tplab {
 enum class Recompute {
   none,       ///< forward keeps every tensor backward reads
   selective,  ///< the attention core's probabilities are computed again from the kept q and k
-  full,       ///< each block keeps only its input and runs its forward again in backward
+  full,       ///< each block keeps only its input and runs its forward again in backward, which
+              ///< keeps what none keeps, P among it: P is computed twice a step, as with selective
 };
 
 /// The names of the modes, as --recompute takes them and the JSON records them.

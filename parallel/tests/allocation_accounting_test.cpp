@@ -1,10 +1,13 @@
 // A device's account of its live tensor storage: what is allocated counts until the last handle
-// goes, views count once, and the high-water mark holds the most live at once.
+// goes, views count once, the high-water mark holds the most live at once, and storage that
+// outlives its account is still released, once, by its last handle.
 #include "device/allocation_accounting.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "device/cpu_device.hpp"
 
@@ -45,14 +48,30 @@ TEST(AllocationAccounting, TheHighWaterMarkStartsAgainFromWhatIsLive) {
   EXPECT_EQ(account.peak_bytes(), 240u);
 }
 
-TEST(AllocationAccounting, StorageThatOutlivesItsDeviceIsStillTakenOffTheAccount) {
-  Tensor survivor;
+TEST(AllocationAccounting, StorageThatOutlivesItsAccountIsReleasedOnceByItsLastHandle) {
+  // A tensor may outlive its device, and so the account its storage was tracked in. The last
+  // handle must still release the storage, once, and must not reach into the account that is
+  // gone (that would be a use after free, which the asan preset reports).
+  std::byte storage[48];
+  std::vector<std::byte*> released;
+  const auto release = [&](std::byte* p) { released.push_back(p); };
+  std::shared_ptr<std::byte> survivor;
   {
-    CpuDevice device;
-    survivor = device.empty({4}, DType::f64);
+    AllocationAccounting account;
+    survivor = account.track(storage, 32, release);
+    {
+      const std::shared_ptr<std::byte> passing = account.track(storage + 32, 16, release);
+      EXPECT_EQ(account.live_bytes(), 48u);
+    }
+    EXPECT_EQ(account.live_bytes(), 32u) << "the storage whose last handle went is off";
+    EXPECT_EQ(account.peak_bytes(), 48u);
+    ASSERT_EQ(released, std::vector<std::byte*>{storage + 32});
   }
-  survivor = Tensor();  // freed after the device is gone: nothing dangles
-  SUCCEED();
+  std::shared_ptr<std::byte> copy = survivor;
+  survivor.reset();
+  EXPECT_EQ(released.size(), 1u) << "a copy of the handle still holds the storage";
+  copy.reset();
+  EXPECT_EQ(released, (std::vector<std::byte*>{storage + 32, storage}));
 }
 
 TEST(AllocationAccounting, EachDeviceKeepsItsOwnAccount) {

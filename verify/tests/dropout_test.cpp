@@ -1,7 +1,10 @@
 // Dropout and recomputation against the reference, at the world size of the mpiexec: every
 // scheme that runs there draws the reference's masks, and so do data-parallel replicas; the
 // keying bugs fail; recomputing gives the same bits and keeps what the model says; backward
-// replays forward's draw, and a draw shifted by one step is caught.
+// replays forward's draw, and a draw shifted by one step is caught; each mode computes the
+// attention probabilities as often as the FLOP model counts.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,12 +12,32 @@
 #include "comm/mpi_comm.hpp"
 #include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
+#include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
 #include "rank_shards.hpp"
 
 namespace tplab::verify {
 namespace {
+
+/// The CPU's causal softmax, counting its forward's calls: each is one computation of the
+/// attention probabilities P.
+class CountingSoftmax final : public SoftmaxOps {
+ public:
+  explicit CountingSoftmax(std::unique_ptr<SoftmaxOps> inner) : inner_(std::move(inner)) {}
+  void causal_softmax_forward(const Tensor& scores, double scale, Tensor& probs) override {
+    ++forward_calls;
+    inner_->causal_softmax_forward(scores, scale, probs);
+  }
+  void causal_softmax_backward(const Tensor& probs, const Tensor& dprobs, double scale,
+                               Tensor& dscores) override {
+    inner_->causal_softmax_backward(probs, dprobs, scale, dscores);
+  }
+  int forward_calls = 0;
+
+ private:
+  std::unique_ptr<SoftmaxOps> inner_;
+};
 
 class Dropout : public testing::Test {
  protected:
@@ -63,6 +86,27 @@ class Dropout : public testing::Test {
     return out;
   }
 
+  /// How many times this rank's block computes P in its forward and in its backward, on a CPU
+  /// device that counts the softmax's forward calls.
+  std::pair<int, int> probability_computations(const RunConfig& c) {
+    DeviceFamilies families = cpu::make_families();
+    auto counting = std::make_unique<CountingSoftmax>(std::move(families.softmax));
+    const CountingSoftmax& softmax = *counting;
+    families.softmax = std::move(counting);
+    CpuDevice counted(std::move(families));
+    const auto scheme = make_scheme(c.scheme, c.options);
+    const HostArrays inputs = make_inputs(c.shape, c.seed, Workload::block, Values::real);
+    RankShards mine =
+        shard_for_rank(counted, inputs, scheme->placements(world->size(), c.shape, Workload::block),
+                       world->rank(), c.dtype);
+    auto module =
+        scheme->make_module(*world, counted, c.shape, Workload::block, std::move(mine.parameters));
+    module->forward(mine.x);
+    const int forward = softmax.forward_calls;
+    module->backward(mine.dy);
+    return {forward, softmax.forward_calls - forward};
+  }
+
   BlockShape shape_{4, 8, 32, 4};
   CpuDevice device;
   std::unique_ptr<Comm> world;
@@ -80,6 +124,24 @@ TEST_F(Dropout, EverySchemeDrawsTheReferenceMasksInEveryRecomputeMode) {
           << " differs from the run that keeps everything";
     }
   }
+}
+
+TEST_F(Dropout, ForwardComputesTheProbabilitiesOnceAndBackwardAgainOnlyWhenRecomputing) {
+  // model::recompute_flops: selective adds P's q k^T once, full the block's forward once (its
+  // P included), so in every mode but none backward computes P exactly once more
+  std::vector<std::string> wrong;
+  for (const std::string& scheme : schemes()) {
+    for (Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
+      const auto [forward, backward] =
+          probability_computations(config(scheme, DropoutKeying::global, mode));
+      const int want = mode == Recompute::none ? 0 : 1;
+      if (forward == 1 && backward == want) continue;
+      wrong.push_back(
+          fmt::format("{} recompute {}: {} in forward and {} in backward (1 and {} expected)",
+                      scheme, recompute_name(mode), forward, backward, want));
+    }
+  }
+  EXPECT_TRUE(wrong.empty()) << fmt::format("times P was computed: {}", fmt::join(wrong, "; "));
 }
 
 TEST_F(Dropout, OneSeedPerRankFails) {
