@@ -339,25 +339,22 @@ RunResult run_verification(Comm& world, Device& device, const RunConfig& config)
   }
   result.tensors = compare_shards(world, shards);
   RankVerdict mine_verdict = tensors_verdict(result.tensors);
-  mine_verdict.comm_match = result.comm.match;
   result.saved_bytes_model =
       static_cast<std::size_t>(cost.activation_elements) * dtype_size(config.dtype);
-  mine_verdict.kept_match =
+  const auto holds = [&](Property p) -> bool& {
+    return mine_verdict.holds[static_cast<std::size_t>(p)];
+  };
+  holds(Property::comm) = result.comm.match;
+  holds(Property::kept) =
       result.saved_bytes ==
       static_cast<std::size_t>(cost.activation_elements_of(rank)) * dtype_size(config.dtype);
+  holds(Property::recompute) = result.recompute_first_difference.empty();
   result.saved_bytes = most_over_ranks(world, result.saved_bytes, mine_verdict);
-  mine_verdict.recompute_match = result.recompute_first_difference.empty();
 
-  // Every rank checked its own collectives and kept bytes and merged the findings; agree on
-  // the verdict.
+  // Every rank checked its own properties and merged the findings; agree on the verdict.
   const AgreedVerdict agreed = agree_on_verdict(world, mine_verdict, checked_tensors(workload));
-  result.comm_mismatch_ranks = agreed.comm_mismatch_ranks;
-  result.kept_mismatch_ranks = agreed.kept_mismatch_ranks;
-  result.recompute_mismatch_ranks = agreed.recompute_mismatch_ranks;
-  result.recompute_match = result.recompute_mismatch_ranks.empty();
+  result.properties = agreed.properties;
   result.checker_faults = agreed.faults;
-  result.comm_match = result.comm_mismatch_ranks.empty();
-  result.kept_match = result.kept_mismatch_ranks.empty();
   result.pass = agreed.pass;
   return result;
 }

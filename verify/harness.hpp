@@ -11,6 +11,7 @@
 #include "device/device.hpp"
 #include "host_array.hpp"
 #include "rank_shards.hpp"
+#include "run_property.hpp"
 #include "scheme/scheme.hpp"
 #include "tensor_check.hpp"
 
@@ -63,9 +64,10 @@ struct RunResult {
   ///@}
   /// This rank's collectives against the cost model (model/), which predicts them exactly.
   model::CommCheck comm;
-  /// Every rank's collectives match the model; a run whose communication differs fails.
-  bool comm_match = false;
-  std::vector<int> comm_mismatch_ranks;  ///< the ranks whose collectives differ from the model
+  /// Where each property of the run (run_property.hpp: its collectives and kept bytes against
+  /// the model, a recomputing run's bits against the run that keeps everything) does not hold;
+  /// a run where one does not hold on some rank fails.
+  PropertyVerdicts properties;
   /// Wall time of forward and of backward on this rank.
   ///@{
   double forward_seconds = 0, backward_seconds = 0;
@@ -76,19 +78,13 @@ struct RunResult {
   /// (RankCost::activation_elements in this dtype); each rank's measurement is checked against
   /// the model's for that rank (RankCost::activation_elements_of).
   std::size_t saved_bytes_model = 0;
-  /// Every rank keeps exactly what the model predicts; a run where one keeps more or less fails.
-  bool kept_match = false;
-  std::vector<int> kept_mismatch_ranks;  ///< the ranks that keep other than the model's bytes
-  /// With recomputation: every output and gradient is bit for bit what the same run that keeps
-  /// everything (Recompute::none) gives; a run where one bit differs fails.
-  bool recompute_match = true;
-  /// The ranks whose shards differ in some bit from that run's; with the first tensor that does.
-  std::vector<int> recompute_mismatch_ranks;
-  std::string recompute_first_difference;  ///< this rank's first differing tensor, or empty
+  /// With recomputation, this rank's first tensor whose bits differ from the same run that keeps
+  /// everything (Recompute::none), or empty.
+  std::string recompute_first_difference;
   /// Values of the checker's own data that arrived broken, on any rank: a NaN among the
   /// findings, byte counts or verdicts the ranks gathered or reduced. Any one fails the run.
   std::vector<std::string> checker_faults;
-  /// Every tensor passes on every rank, comm_match, kept_match, recompute_match, and no
+  /// Every tensor passes on every rank, every property holds on every rank, and no
   /// checker_faults.
   bool pass = false;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -11,18 +12,17 @@
 namespace tplab::verify {
 namespace {
 
-/// The fields a rank sends: its collectives' and its checks' verdicts (1 or 0 each), how many
-/// faults it found, the first faulty tensor (-1: none), its kept bytes' verdict and whether its
-/// recomputing run gave the bits of the run that keeps (1 or 0 each).
-constexpr std::int64_t kVerdictFields = 6;
+/// The fields a rank sends: its checks' verdict (1 or 0), how many faults it found, the first
+/// faulty tensor (-1: none), then whether each property holds (1 or 0 each).
+constexpr std::int64_t kFixedFields = 3;
+constexpr std::int64_t kVerdictFields = kFixedFields + static_cast<std::int64_t>(kProperties);
 
 std::array<double, kVerdictFields> pack(const RankVerdict& v) {
-  return {v.comm_match ? 1.0 : 0.0,
-          v.checks_pass ? 1.0 : 0.0,
-          static_cast<double>(v.faults.size()),
-          static_cast<double>(v.first_faulty_tensor),
-          v.kept_match ? 1.0 : 0.0,
-          v.recompute_match ? 1.0 : 0.0};
+  std::array<double, kVerdictFields> fields = {v.checks_pass ? 1.0 : 0.0,
+                                               static_cast<double>(v.faults.size()),
+                                               static_cast<double>(v.first_faulty_tensor)};
+  for (std::size_t p = 0; p < kProperties; ++p) fields[kFixedFields + p] = v.holds[p] ? 1.0 : 0.0;
+  return fields;
 }
 
 bool is_flag(double v) {
@@ -35,8 +35,9 @@ bool is_whole_in(double v, double low, double high) {
 }
 
 bool arrived_intact(const double* f, std::size_t tensors) {
-  return is_flag(f[0]) && is_flag(f[1]) && is_whole_in(f[2], 0, 1e9) &&
-         is_whole_in(f[3], -1, static_cast<double>(tensors)) && is_flag(f[4]) && is_flag(f[5]);
+  return is_flag(f[0]) && is_whole_in(f[1], 0, 1e9) &&
+         is_whole_in(f[2], -1, static_cast<double>(tensors)) &&
+         std::all_of(f + kFixedFields, f + kVerdictFields, is_flag);
 }
 
 }  // namespace
@@ -61,21 +62,19 @@ AgreedVerdict agree_on_verdict(Comm& world, const RankVerdict& mine,
       every_check_passed = false;
       continue;
     }
-    if (f[0] != 1.0) agreed.comm_mismatch_ranks.push_back(r);
-    if (f[4] != 1.0) agreed.kept_mismatch_ranks.push_back(r);
-    if (f[5] != 1.0) agreed.recompute_mismatch_ranks.push_back(r);
-    every_check_passed = every_check_passed && f[1] == 1.0;
-    if (r != world.rank() && f[2] > 0) {
-      const std::string where = f[3] < 0 ? std::string()
+    for (std::size_t p = 0; p < kProperties; ++p) {
+      if (f[kFixedFields + p] != 1.0) agreed.properties.mismatch_ranks[p].push_back(r);
+    }
+    every_check_passed = every_check_passed && f[0] == 1.0;
+    if (r != world.rank() && f[1] > 0) {
+      const std::string where = f[2] < 0 ? std::string()
                                          : fmt::format(", the first in the findings of {}",
-                                                       tensors.at(static_cast<std::size_t>(f[3])));
+                                                       tensors.at(static_cast<std::size_t>(f[2])));
       agreed.faults.push_back(fmt::format(
-          "rank {} found {:.0f} value(s) of the checker's data broken{}", r, f[2], where));
+          "rank {} found {:.0f} value(s) of the checker's data broken{}", r, f[1], where));
     }
   }
-  agreed.pass = every_check_passed && agreed.comm_mismatch_ranks.empty() &&
-                agreed.kept_mismatch_ranks.empty() && agreed.recompute_mismatch_ranks.empty() &&
-                agreed.faults.empty();
+  agreed.pass = every_check_passed && agreed.properties.all_hold() && agreed.faults.empty();
   return agreed;
 }
 

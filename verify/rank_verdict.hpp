@@ -2,22 +2,21 @@
 /// RankVerdict: what each rank concluded on its own, and the ranks' agreement on the run.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "run_property.hpp"
 
 namespace tplab::verify {
 
 /// One rank's conclusions before the ranks agree: every rank merges the same findings, so
 /// they conclude alike, unless a value the checker gathered arrived broken on some of them.
 struct RankVerdict {
-  bool comm_match = false;   ///< its own collectives match the cost model
-  bool kept_match = false;   ///< what it keeps for backward is the cost model's bytes
+  /// Whether each property (run_property.hpp, in kPropertyNames' order) holds on this rank.
+  std::array<bool, kProperties> holds{};
   bool checks_pass = false;  ///< every tensor passed, as this rank merged the findings
-  /// Recomputing gave, bit for bit, the outputs and gradients of the run that keeps everything
-  /// (true where nothing is recomputed).
-  bool recompute_match = true;
   /// Values of the checker's own data that arrived broken here (checker_fault and the like).
   std::vector<std::string> faults;
   /// The first tensor (index in the run's checks) whose findings arrived broken here; -1: none.
@@ -26,15 +25,11 @@ struct RankVerdict {
 
 /// The run's verdict, the same on every rank.
 struct AgreedVerdict {
-  std::vector<int> comm_mismatch_ranks;  ///< ranks whose collectives differ from the model
-  std::vector<int> kept_mismatch_ranks;  ///< ranks that keep other than the model's bytes
-  /// Ranks whose recomputing run differs in some bit from the run that keeps everything.
-  std::vector<int> recompute_mismatch_ranks;
+  PropertyVerdicts properties;  ///< the ranks where each property does not hold
   /// This rank's faults, then every other rank's, named by rank and tensor; and any verdict that
   /// arrived as neither a pass nor a fail.
   std::vector<std::string> faults;
-  /// Every rank's collectives, kept bytes and recomputed bits match, its checks pass and
-  /// nothing broke.
+  /// Every property holds on every rank, every check passes and nothing broke.
   bool pass = false;
 };
 

@@ -43,13 +43,8 @@ std::string regime_text(const RunResult& run) {
 /// The per-rank total against the model, then every row that differs.
 void print_comm_check(const RunResult& run, std::FILE* out) {
   const model::CommCheck& c = run.comm;
-  std::string verdict = "match";
-  if (!run.comm_match) {
-    verdict = fmt::format("MISMATCH on rank{} {}", run.comm_mismatch_ranks.size() > 1 ? "s" : "",
-                          fmt::join(run.comm_mismatch_ranks, ","));
-  }
   fmt::print(out, "  communication per rank: {} elements measured, {} model: {}\n",
-             c.measured_elements(), c.model_elements(), verdict);
+             c.measured_elements(), c.model_elements(), run.properties.describe(Property::comm));
   for (const auto& [phase, rows] : {std::pair{"forward", &c.forward}, {"backward", &c.backward}}) {
     for (const model::CommComparison& r : *rows) {
       if (r.matches()) continue;
@@ -123,15 +118,10 @@ void print_run(const RunResult& run, std::FILE* out) {
   print_tensor_table(run.tensors, out);
   fmt::print(out, "  communication per rank, forward:  {}\n", describe_comm(run.comm_forward));
   fmt::print(out, "  communication per rank, backward: {}\n", describe_comm(run.comm_backward));
-  const std::string kept_verdict =
-      run.kept_match
-          ? "match"
-          : fmt::format("MISMATCH on rank{} {}", run.kept_mismatch_ranks.size() > 1 ? "s" : "",
-                        fmt::join(run.kept_mismatch_ranks, ","));
   fmt::print(out,
              "  kept from forward for backward (measured on the device): {} bytes on the rank "
              "that keeps most, model {}: {}{}\n",
-             run.saved_bytes, run.saved_bytes_model, kept_verdict,
+             run.saved_bytes, run.saved_bytes_model, run.properties.describe(Property::kept),
              c.options.regather ? " (gathered copies dropped, gathered again)" : "");
   if (const auto kept_savings = model::cost_model_of(c.scheme).kept_savings) {
     const Workload workload = c.exact ? Workload::linear_pair : Workload::block;
@@ -142,25 +132,22 @@ void print_run(const RunResult& run, std::FILE* out) {
   }
   print_comm_check(run, out);
   if (training.recompute != Recompute::none) {
-    fmt::print(out, "  recomputed against kept (Recompute::none), every output and gradient: {}\n",
-               run.recompute_match ? std::string("bit for bit the same")
-                                   : fmt::format("BITS DIFFER on rank{} {} (this rank's first: {})",
-                                                 run.recompute_mismatch_ranks.size() > 1 ? "s" : "",
-                                                 fmt::join(run.recompute_mismatch_ranks, ","),
-                                                 run.recompute_first_difference.empty()
-                                                     ? std::string("none")
-                                                     : run.recompute_first_difference));
+    fmt::print(
+        out, "  recomputed against kept (Recompute::none), every output and gradient: {}\n",
+        run.properties.holds(Property::recompute)
+            ? std::string("bit for bit the same")
+            : fmt::format("BITS DIFFER on rank{} {} (this rank's first: {})",
+                          run.properties.ranks_where_not(Property::recompute).size() > 1 ? "s" : "",
+                          fmt::join(run.properties.ranks_where_not(Property::recompute), ","),
+                          run.recompute_first_difference.empty() ? std::string("none")
+                                                                 : run.recompute_first_difference));
   }
   for (const std::string& fault : run.checker_faults) {
     fmt::print(out, "  checker's data broken: {}\n", fault);
   }
   fmt::print(out, "  {} ({} tensors, forward {:.1f} ms, backward {:.1f} ms){}\n",
              run.pass ? "PASS" : "FAIL", run.tensors.size(), run.forward_seconds * 1e3,
-             run.backward_seconds * 1e3,
-             !run.comm_match        ? ": the communication differs from the model"
-             : !run.kept_match      ? ": the kept bytes differ from the model"
-             : !run.recompute_match ? ": recomputing changed some bits"
-                                    : "");
+             run.backward_seconds * 1e3, run.properties.first_broken());
   std::fflush(out);
 }
 
@@ -226,18 +213,16 @@ nlohmann::json to_json(const RunResult& run) {
       {"pass", run.pass},
       {"tensors", tensors},
       {"comm", comm_json(run.comm.total)},
-      {"comm_match", run.comm_match},
-      {"comm_mismatch_ranks", run.comm_mismatch_ranks},
       {"comm_phases",
        {{"forward", comm_json(run.comm.forward)}, {"backward", comm_json(run.comm.backward)}}},
       {"seconds", {{"forward", run.forward_seconds}, {"backward", run.backward_seconds}}},
       {"saved_bytes", run.saved_bytes},
       {"saved_bytes_model", run.saved_bytes_model},
-      {"kept_match", run.kept_match},
-      {"kept_mismatch_ranks", run.kept_mismatch_ranks},
-      {"recompute_match", run.recompute_match},
-      {"recompute_mismatch_ranks", run.recompute_mismatch_ranks},
       {"checker_faults", run.checker_faults}};
+  for (const Named<Property>& p : kPropertyNames) {
+    j[fmt::format("{}_match", p.name)] = run.properties.holds(p.value);
+    j[fmt::format("{}_mismatch_ranks", p.name)] = run.properties.ranks_where_not(p.value);
+  }
   // the linear pair has no attention and no block to recompute
   j.update(block_training_json(c.exact ? BlockTraining{} : c.options.training));
   return j;

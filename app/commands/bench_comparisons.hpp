@@ -34,7 +34,7 @@ inline constexpr std::array<Named<Comparison>, 4> kComparisonNames = {
 
 /// One comparison: how it runs and what it shows.
 struct ComparisonEntry {
-  Comparison comparison;
+  Comparison comparison;  ///< which comparison this is
   std::string_view help;  ///< for --compare's help
   /// Copies of the module it builds at once (step_bytes_per_rank's `modules`).
   int modules = 1;

@@ -573,7 +573,7 @@ void refuse_unused_options(const CLI::App& command, const std::vector<Planned>& 
   for (const Planned& p : planned) {
     SchemeOptions options = o.scheme;
     options.dp = p.dp;
-    runs.push_back({p.scheme, options, true});
+    runs.push_back({.scheme = p.scheme, .options = options});
   }
   refuse_without_effect(command, runs);
 }

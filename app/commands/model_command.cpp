@@ -245,9 +245,7 @@ int run_projection(const CLI::App& command, const ModelOptions& o) {
   }
   if (o.json) require_writable_file(*o.json, "--json");
   const BlockShape shape = o.block_shape(kProjectionShape);
-  std::vector<PlannedRun> runs;
-  for (const std::string& scheme : o.chosen_schemes()) runs.push_back({scheme, o.scheme, true});
-  refuse_without_effect(command, runs);
+  refuse_without_effect(command, runs_of(o.chosen_schemes(), o.scheme));
   const auto profiles = model::available_profiles(o.hardware_file);
   const model::HardwareProfile& hw =
       model::find_profile(profiles, o.hardware.empty() ? "dgx-h100" : o.hardware);

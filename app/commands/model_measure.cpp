@@ -14,6 +14,7 @@
 #include "model_options.hpp"
 #include "mpi_command.hpp"
 #include "mpi_launch.hpp"
+#include "option_effects.hpp"
 #include "output_lock.hpp"
 #include "output_options.hpp"
 #include "problem_options.hpp"
@@ -210,6 +211,7 @@ int run_comparison(const CLI::App& command, const ModelOptions& o) {
                     "calibrate it first with ./tplab model calibrate",
                     o.hardware));
   }
+  refuse_without_effect(command, runs_of(o.chosen_schemes(), o.scheme));
   const auto profiles = model::available_profiles(o.hardware_file);
   const model::HardwareProfile& hw = model::find_profile(profiles, "local");
   std::vector<model::Projection> predictions;

@@ -14,6 +14,7 @@
 #include "choice.hpp"
 #include "core/error.hpp"
 #include "launch_options.hpp"
+#include "option_effects.hpp"
 #include "plan/cluster_plan.hpp"
 #include "plan/plan_json.hpp"
 #include "plan_plot.hpp"
@@ -265,6 +266,7 @@ int run_plan(const CLI::App& command, const ModelOptions& o, const PlanOptions& 
   if (o.json) require_writable_file(*o.json, "--json");
   if (p.plot) require_writable_file(*p.plot, "--plot");
   const PlanRequest request = plan_request(command, o, p);
+  refuse_without_effect(command, runs_of(request.schemes, o.scheme));
   const ClusterPlan plan = model::plan::plan_cluster(request);
   print_header(request);
   print_layouts(plan, request);

@@ -100,7 +100,8 @@ nlohmann::json mesh_json(const MeshLayout& mesh) {
 int run_placements(const CLI::App& command, const PlacementsOptions& o) {
   const BlockShape shape = global_shape(o.shape, kDefaultShape, o.options);
   const int np = o.np.value_or(o.options.dp * find_scheme(o.scheme).train_world_size);
-  refuse_without_effect(command, std::vector<PlannedRun>{{o.scheme, o.options, true}});
+  refuse_without_effect(command,
+                        std::vector<PlannedRun>{{.scheme = o.scheme, .options = o.options}});
   if (o.json) require_writable_file(*o.json, "--json");
   const auto scheme = make_scheme(o.scheme, o.options);
   scheme->validate(np, shape);

@@ -137,7 +137,8 @@ void refuse_unused_options(const CLI::App& command, const TrainOptions& o,
   }
   refuse_without_effect(command, std::span<const EffectRule<train::TrainConfig>>(kTrainRules),
                         std::vector<train::TrainConfig>{config});
-  refuse_without_effect(command, std::vector<PlannedRun>{{config.scheme, config.options, true}});
+  refuse_without_effect(
+      command, std::vector<PlannedRun>{{.scheme = config.scheme, .options = config.options}});
 }
 
 /// The verdict on a training whose curves both diverged (divergence.hpp): both at once to NaN

@@ -139,8 +139,15 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
                        bool with_overlap) {
     const bool shifted =
         dtype == DType::f64 && !exact && !large_scores && shape.h >= verify::kShiftedInputMinHidden;
-    runs.push_back({scheme, o.scheme_options(with_overlap), shape, dtype, o.seed, exact,
-                    o.check_finite, shifted, large_scores});
+    runs.push_back({.scheme = scheme,
+                    .options = o.scheme_options(with_overlap),
+                    .shape = shape,
+                    .dtype = dtype,
+                    .seed = o.seed,
+                    .exact = exact,
+                    .check_finite = o.check_finite,
+                    .shifted_input = shifted,
+                    .large_scores = large_scores});
   };
   const BlockShape shape = main_shape(o);
   const std::vector<bool> overlaps = overlap_settings(o.overlap);
@@ -348,7 +355,9 @@ constexpr std::array<EffectRule<verify::RunConfig>, 1> kVerifyRules = {{
 /// Refuses an option that changes none of `runs`, with the reason (option_effects.hpp).
 void refuse_unused_options(const CLI::App& command, const std::vector<verify::RunConfig>& runs) {
   std::vector<PlannedRun> planned;
-  for (const verify::RunConfig& c : runs) planned.push_back({c.scheme, c.options, !c.exact});
+  for (const verify::RunConfig& c : runs) {
+    planned.push_back({.scheme = c.scheme, .options = c.options, .block = !c.exact});
+  }
   refuse_without_effect(command, planned);
   refuse_without_effect(command, std::span<const EffectRule<verify::RunConfig>>(kVerifyRules),
                         runs);

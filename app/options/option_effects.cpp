@@ -31,6 +31,13 @@ constexpr std::array<EffectRule<PlannedRun>, 7> kSharedRules = {{
 
 }  // namespace
 
+std::vector<PlannedRun> runs_of(const std::vector<std::string>& schemes,
+                                const SchemeOptions& options) {
+  std::vector<PlannedRun> runs;
+  for (const std::string& scheme : schemes) runs.push_back({.scheme = scheme, .options = options});
+  return runs;
+}
+
 void refuse_without_effect(const CLI::App& command, const std::vector<PlannedRun>& runs) {
   refuse_without_effect(command, std::span<const EffectRule<PlannedRun>>(kSharedRules), runs);
 }

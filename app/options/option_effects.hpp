@@ -47,6 +47,11 @@ void refuse_without_effect(const CLI::App& command, std::span<const EffectRule<R
   }
 }
 
+/// One block run of each of `schemes`, all with `options`: the runs of a command that runs or
+/// models every scheme it is given alike.
+std::vector<PlannedRun> runs_of(const std::vector<std::string>& schemes,
+                                const SchemeOptions& options);
+
 /// The same with the rules of the options every command shares (--depth, --regather,
 /// --dp-buckets, --dropout, --dropout-seed, --dropout-keying, --recompute).
 void refuse_without_effect(const CLI::App& command, const std::vector<PlannedRun>& runs);

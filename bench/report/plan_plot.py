@@ -1,5 +1,5 @@
 """tplab plan plot: step time and memory per device against the TP degree, from the JSON of
-`tplab model --plan --json FILE`.
+`tplab model plan --json FILE`.
 
 usage: python3 bench/report/plan_plot.py PLAN.json -o PLOT.png
 
@@ -37,7 +37,7 @@ def load(path):
     except json.JSONDecodeError as e:
         raise BadInput(f"{path}: not JSON ({e})")
     if not isinstance(plan, dict) or not isinstance(plan.get("layouts"), list) or not plan["layouts"]:
-        raise BadInput(f"{path}: not the output of `tplab model --plan --json` (no layouts)")
+        raise BadInput(f"{path}: not the output of `tplab model plan --json` (no layouts)")
     return plan
 
 
@@ -117,7 +117,7 @@ def main(argv):
     parser = argparse.ArgumentParser(
         prog="plan_plot.py",
         description="Step time and memory per device against the TP degree, from the JSON of "
-                    "`tplab model --plan --json FILE`.")
+                    "`tplab model plan --json FILE`.")
     parser.add_argument("plan", metavar="PLAN.json")
     parser.add_argument("-o", "--out", required=True, metavar="PLOT.png", help="the PNG to write")
     args = parser.parse_args(argv)
@@ -128,7 +128,7 @@ def main(argv):
         return 2
     except (KeyError, TypeError) as e:
         print(f"tplab: error: a layout lacks a field the plot needs ({e}); give the JSON that "
-              "`tplab model --plan --json` wrote", file=sys.stderr)
+              "`tplab model plan --json` wrote", file=sys.stderr)
         return 2
     print(f"wrote {args.out}")
     return 0

@@ -61,7 +61,7 @@ class CommModel : public testing::Test {
   /// Runs `scheme` on every shape it can split here, block and linear pair, and compares.
   /// Returns how many runs it compared.
   int expect_exact(const std::string& scheme, int depth = 0) {
-    const auto s = make_scheme(scheme, SchemeOptions{depth});
+    const auto s = make_scheme(scheme, SchemeOptions{.depth = depth});
     int runs = 0;
     for (const BlockShape& shape : kShapes) {
       if (!s->why_not(world->size(), shape).empty()) continue;
@@ -85,7 +85,7 @@ class CommModel : public testing::Test {
         EXPECT_EQ(backward, model.backward.rows()) << where << ", backward\nmeasured:\n"
                                                    << describe(backward) << "model:\n"
                                                    << describe(model.backward.rows());
-        EXPECT_TRUE(r.comm_match) << where;
+        EXPECT_TRUE(r.properties.holds(verify::Property::comm)) << where;
         EXPECT_TRUE(r.pass) << where;
         ++runs;
       }

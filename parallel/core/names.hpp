@@ -12,8 +12,8 @@ namespace tplab {
 /// One value of an enum and the name it goes by.
 template <class E>
 struct Named {
-  std::string_view name;
-  E value;
+  std::string_view name;  ///< what the command line takes and the JSON records
+  E value;                ///< the value it stands for
 };
 
 /// The name of `value` in `names` (a table of Named<E>); "?" when it has none.

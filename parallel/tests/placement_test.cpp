@@ -83,13 +83,14 @@ TEST(Placement, MeshSchemesCoverEveryTensor) {
   const BlockShape shape{12, 4, 72, 12};
   for (const auto& [name, depth, world] :
        {std::tuple{"2d", 0, 4}, {"2d", 0, 9}, {"2.5d", 2, 8}, {"2.5d", 1, 4}, {"2.5d", 2, 18}}) {
-    const auto scheme = make_scheme(name, SchemeOptions{depth});
+    const auto scheme = make_scheme(name, SchemeOptions{.depth = depth});
     for (auto workload : {Workload::block, Workload::linear_pair}) {
       for (const auto& p : scheme->placements(world, shape, workload)) expect_even_cover(p);
     }
   }
   // 2.5D, d = 2, q = 2: rank (i, j, k) = j + 2i + 4k holds token block k*2 + i of 4.
-  const auto p = make_scheme("2.5d", SchemeOptions{2})->placements(8, shape, Workload::block);
+  const auto p =
+      make_scheme("2.5d", SchemeOptions{.depth = 2})->placements(8, shape, Workload::block);
   const TensorPlacement& x = find_placement(p, "x");
   EXPECT_EQ(x.blocks[7], (BlockRange{3 * 12, 12, 36, 36}));  // i=1, j=1, k=1
   EXPECT_EQ(find_placement(p, "d_w1").blocks[7], find_placement(p, "d_w1").blocks[3]);
@@ -106,7 +107,7 @@ TEST(Placement, MeshSchemesNameWhatWouldWork) {
         << e.what();
   }
   EXPECT_EQ(make_scheme("2.5d")->usable_world_sizes(shape, 16), (std::vector<int>{1, 2, 4, 8, 16}));
-  EXPECT_THROW(make_scheme("2.5d", SchemeOptions{-1}), UsageError);
+  EXPECT_THROW(make_scheme("2.5d", SchemeOptions{.depth = -1}), UsageError);
 }
 
 TEST(Placement, UnknownSchemeNamesTheKnownOnes) {

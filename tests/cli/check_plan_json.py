@@ -1,4 +1,4 @@
-"""Checks the JSON that `tplab model --plan --json` writes, and the plot drawn from it: every
+"""Checks the JSON that `tplab model plan --json` writes, and the plot drawn from it: every
 DP x TP x PP factorisation of the device count appears (priced or skipped with a reason), each
 step is the sum of its parts, memory totals add up, "best" is the fastest layout that fits, and
 the PNG is one.

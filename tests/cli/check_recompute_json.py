@@ -1,4 +1,4 @@
-"""Checks the recompute comparison that `tplab bench step --compare-recompute --json` writes:
+"""Checks the recompute comparison that `tplab bench step --compare recompute --json` writes:
 each mode's kept bytes, measured on the device, equal the cost model's; recomputing keeps less
 (none > selective > full) and costs FLOPs (full a third more than none, selective more than
 none); every time is positive.

@@ -41,9 +41,10 @@ TEST(ChecksFail, ADroppedAllReduceDiffersFromTheCostModel) {
   c.shape = {2, 8, 32, 4};
   FaultyComm faulty(*world, Fault{"tp", 1});  // the MLP's g, in forward
   const RunResult r = run_verification(faulty, device, c);
-  EXPECT_FALSE(r.comm_match);
+  EXPECT_FALSE(r.properties.holds(Property::comm));
   EXPECT_FALSE(r.pass);
-  EXPECT_EQ(r.comm_mismatch_ranks.size(), static_cast<std::size_t>(world->size()))
+  EXPECT_EQ(r.properties.ranks_where_not(Property::comm).size(),
+            static_cast<std::size_t>(world->size()))
       << "every rank dropped the call";
   ASSERT_EQ(r.comm.forward.size(), 1u);
   const model::CommComparison& row = r.comm.forward.front();
@@ -63,7 +64,7 @@ TEST(ChecksFail, AMaxWhereASumIsMeantDiffersFromTheCostModel) {
   c.shape = {2, 8, 32, 4};
   FaultyComm faulty(*world, Fault{"tp", 0, Collective::all_reduce, Fault::Action::as_max});
   const RunResult r = run_verification(faulty, device, c);
-  EXPECT_FALSE(r.comm_match) << "the counters see the reduction";
+  EXPECT_FALSE(r.properties.holds(Property::comm)) << "the counters see the reduction";
   ASSERT_EQ(r.comm.forward.size(), 2u) << "a sum row and a max row";
   const model::CommComparison& sum = r.comm.forward[0];
   const model::CommComparison& max = r.comm.forward[1];

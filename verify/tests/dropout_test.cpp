@@ -118,8 +118,9 @@ TEST_F(Dropout, EverySchemeDrawsTheReferenceMasksInEveryRecomputeMode) {
       const RunResult r =
           run_verification(*world, device, config(scheme, DropoutKeying::global, mode));
       EXPECT_TRUE(r.pass) << scheme << " recompute " << recompute_name(mode);
-      EXPECT_TRUE(r.kept_match) << scheme << " recompute " << recompute_name(mode);
-      EXPECT_TRUE(r.recompute_match)
+      EXPECT_TRUE(r.properties.holds(Property::kept))
+          << scheme << " recompute " << recompute_name(mode);
+      EXPECT_TRUE(r.properties.holds(Property::recompute))
           << scheme << " recompute " << recompute_name(mode) << ": " << r.recompute_first_difference
           << " differs from the run that keeps everything";
     }

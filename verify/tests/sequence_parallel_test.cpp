@@ -91,7 +91,8 @@ TEST(SequenceParallel, ADroppedCollectiveIsCaught) {
         const RunResult r = run_verification(faulty, device, c);
         EXPECT_FALSE(r.pass) << "dropping " << collective_name(collective) << " " << dropped
                              << (overlap ? " (overlap)" : "") << " went unnoticed";
-        EXPECT_FALSE(r.comm_match) << collective_name(collective) << " " << dropped;
+        EXPECT_FALSE(r.properties.holds(Property::comm))
+            << collective_name(collective) << " " << dropped;
         world->barrier();
       }
     }

@@ -58,7 +58,7 @@ class Verify3D : public testing::Test {
   }
 
   ModuleRun run_module(Workload workload, const BlockShape& shape, bool regather) {
-    const auto scheme = make_scheme("3d", SchemeOptions{1, regather});
+    const auto scheme = make_scheme("3d", SchemeOptions{.depth = 1, .regather = regather});
     const HostArrays inputs = make_inputs(shape, 7, workload, Values::real);
     const auto placements = scheme->placements(world->size(), shape, workload);
     const auto shard = [&](const std::string& name) {
@@ -149,7 +149,7 @@ TEST_F(Verify3D, RegatheringThatKeepsTheGatheredWeightAnywayFailsTheRun) {
   if (q == 1) GTEST_SKIP() << "a group of one rank gathers nothing";
   const BlockShape shape = whole_sequences();
   const RunResult honest = run(DType::f64, false, shape, true);
-  EXPECT_TRUE(honest.kept_match);
+  EXPECT_TRUE(honest.properties.holds(Property::kept));
   EXPECT_TRUE(honest.pass);
   world->barrier();
   // The first linear's W~, which regathering drops after forward, held on to: the layer keeps
@@ -157,9 +157,11 @@ TEST_F(Verify3D, RegatheringThatKeepsTheGatheredWeightAnywayFailsTheRun) {
   FaultyComm keeps(*world, Fault{"weight", 0, Collective::all_gather, Fault::Action::hoard});
   const RunResult r = run_through(keeps, DType::f64, false, shape, true);
   for (const auto& t : r.tensors) EXPECT_TRUE(t.pass) << t.name << ": only memory differs";
-  EXPECT_TRUE(r.comm_match);
-  EXPECT_FALSE(r.kept_match) << "kept " << r.saved_bytes << " bytes, model " << r.saved_bytes_model;
-  EXPECT_EQ(r.kept_mismatch_ranks.size(), static_cast<std::size_t>(world->size()));
+  EXPECT_TRUE(r.properties.holds(Property::comm));
+  EXPECT_FALSE(r.properties.holds(Property::kept))
+      << "kept " << r.saved_bytes << " bytes, model " << r.saved_bytes_model;
+  EXPECT_EQ(r.properties.ranks_where_not(Property::kept).size(),
+            static_cast<std::size_t>(world->size()));
   EXPECT_FALSE(r.pass);
   // Wq~ [h/q, h/q] in f64
   EXPECT_EQ(r.saved_bytes - honest.saved_bytes,

@@ -117,7 +117,7 @@ TEST_F(VerifyMesh, OneBroadcastTooManyFailsTheRunThoughEveryTensorAgrees) {
   FaultyComm faulty(*world, Fault{"row", 0, Collective::broadcast, Fault::Action::repeat});
   const RunResult r = run_verification(faulty, device, config("2d", DType::f64, false));
   for (const auto& t : r.tensors) EXPECT_TRUE(t.pass) << t.name;
-  EXPECT_FALSE(r.comm_match);
+  EXPECT_FALSE(r.properties.holds(Property::comm));
   EXPECT_FALSE(r.pass) << "a run whose communication differs from the model fails";
   bool found = false;
   for (const auto& row : r.comm.forward) {
@@ -135,7 +135,7 @@ TEST_F(VerifyMesh, ABroadcastFromTheWrongRootDiffersFromTheCostModel) {
   // calls and elements cross the row as the model predicts, but one from the other root.
   FaultyComm faulty(*world, Fault{"row", 0, Collective::broadcast, Fault::Action::next_root});
   const RunResult r = run_verification(faulty, device, config("2d", DType::f64, false));
-  EXPECT_FALSE(r.comm_match) << "the counters see the root";
+  EXPECT_FALSE(r.properties.holds(Property::comm)) << "the counters see the root";
   EXPECT_FALSE(r.pass);
   std::int64_t calls = 0, model_calls = 0;
   for (const auto& row : r.comm.forward) {
