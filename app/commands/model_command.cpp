@@ -16,8 +16,8 @@
 #include "model_plan.hpp"
 #include "option_checks.hpp"
 #include "projection.hpp"
+#include "registry/scheme_registry.hpp"
 #include "safe_output.hpp"
-#include "scheme/scheme_registry.hpp"
 
 namespace tplab::app {
 

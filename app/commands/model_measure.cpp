@@ -13,6 +13,7 @@
 #include "mpi_launch.hpp"
 #include "output_lock.hpp"
 #include "projection.hpp"
+#include "registry/make_scheme.hpp"
 #include "safe_output.hpp"
 #include "step_timer.hpp"
 #include "world_run.hpp"

@@ -11,9 +11,10 @@
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
 #include "mesh/mesh_layout.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "safe_output.hpp"
 #include "scheme/scheme.hpp"
-#include "scheme/scheme_registry.hpp"
 
 namespace tplab::app {
 namespace {

@@ -7,20 +7,21 @@
 #include <map>
 #include <optional>
 
+#include "backend/cuda_backend.hpp"
 #include "block_training_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "data_parallel_options.hpp"
-#include "device/cuda/cuda_backend.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
 #include "mpi_command.hpp"
 #include "mpi_launch.hpp"
 #include "option_checks.hpp"
 #include "problem.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "report.hpp"
 #include "safe_output.hpp"
-#include "scheme/scheme_registry.hpp"
 #include "world_run.hpp"
 
 namespace tplab::app {

@@ -18,6 +18,8 @@
 #include "grid/grid_3d.hpp"
 #include "harness.hpp"
 #include "rank_cost.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "tp2p5d/scheme_2p5d.hpp"
 
 namespace tplab::model {

@@ -2,18 +2,6 @@
 
 namespace tplab {
 
-const char* dropout_keying_name(DropoutKeying keying) {
-  switch (keying) {
-    case DropoutKeying::global:
-      return "global";
-    case DropoutKeying::rank_seed:
-      return "rank-seed";
-    case DropoutKeying::local:
-      return "local";
-  }
-  return "?";
-}
-
 BlockDropout::BlockDropout(DropoutOptions options, DropoutKeying keying, DropoutPlace place)
     : options_(options), keying_(keying), place_(place) {
   if (keying_ == DropoutKeying::rank_seed) {

@@ -6,20 +6,10 @@
 #include <cstdint>
 
 #include "device/dropout_mask.hpp"
+#include "scheme/block_training.hpp"
 #include "scheme/placement.hpp"
 
 namespace tplab {
-
-/// How a rank keys its masks. Only `global` is right; the others are the two bugs that
-/// frameworks shipped, kept so that verify and the lessons can show them failing.
-enum class DropoutKeying {
-  global,     ///< (seed, step, layer, site, the element's global place): the reference's masks
-  rank_seed,  ///< each rank its own seed: replicated tensors get different masks on each rank
-  local,      ///< one seed, the element's place in the rank's own shard: every shard the same mask
-};
-
-/// "global", "rank-seed" or "local".
-const char* dropout_keying_name(DropoutKeying keying);
 
 /// Where this rank's part of the block lies in the global tensors the masks are drawn over.
 struct DropoutPlace {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "grid/grid_2d.hpp"
+#include "layers/block_dropout.hpp"
 #include "scheme/execution_policy.hpp"
 #include "scheme/scheme.hpp"
 

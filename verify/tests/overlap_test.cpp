@@ -10,6 +10,8 @@
 #include "device/cpu_device.hpp"
 #include "grid/grid_3d.hpp"
 #include "harness.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "tp2p5d/scheme_2p5d.hpp"
 
 namespace tplab::verify {

@@ -1,6 +1,6 @@
 /// @file
 /// The entries of the scheme registry, in teaching order.
-#include "scheme/scheme_registry.hpp"
+#include "registry/scheme_registry.hpp"
 
 #include <fmt/format.h>
 
@@ -94,6 +94,12 @@ const SchemeEntry& find_scheme(std::string_view name) {
     throw UsageError(fmt::format("unknown scheme '{}' (known: {})", name, scheme_help_list()));
   }
   return *found;
+}
+
+std::vector<std::string> scheme_names() {
+  std::vector<std::string> names;
+  for (const SchemeEntry& entry : scheme_registry()) names.emplace_back(entry.name);
+  return names;
 }
 
 bool names_schemes(const std::vector<std::string>& names) {

@@ -1,8 +1,20 @@
-#include "layers/block_training.hpp"
+#include "scheme/block_training.hpp"
 
 #include <fmt/format.h>
 
 namespace tplab {
+
+const char* dropout_keying_name(DropoutKeying keying) {
+  switch (keying) {
+    case DropoutKeying::global:
+      return "global";
+    case DropoutKeying::rank_seed:
+      return "rank-seed";
+    case DropoutKeying::local:
+      return "local";
+  }
+  return "?";
+}
 
 std::string describe_block_training(const BlockTraining& training) {
   std::string text;

@@ -1,15 +1,28 @@
 /// @file
 /// BlockTraining: what a block does besides its arithmetic when it trains: dropout and
-/// activation recomputation.
+/// activation recomputation. Plain options, part of SchemeOptions; the layers that act on them
+/// are in layers/ (block_dropout.hpp, pre_ln_block.hpp).
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "layers/block_dropout.hpp"
-#include "layers/recompute.hpp"
+#include "device/dropout_mask.hpp"
+#include "scheme/recompute.hpp"
 
 namespace tplab {
+
+/// How a rank keys its masks. Only `global` is right; the others are the two bugs that
+/// frameworks shipped, kept so that verify and the lessons can show them failing.
+enum class DropoutKeying {
+  global,     ///< (seed, step, layer, site, the element's global place): the reference's masks
+  rank_seed,  ///< each rank its own seed: replicated tensors get different masks on each rank
+  local,      ///< one seed, the element's place in the rank's own shard: every shard the same mask
+};
+
+/// "global", "rank-seed" or "local".
+const char* dropout_keying_name(DropoutKeying keying);
 
 /// Dropout and recomputation for every block of a run (SchemeOptions::training).
 struct BlockTraining {
