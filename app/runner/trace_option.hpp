@@ -1,6 +1,6 @@
 /// @file
 /// --trace FILE: the option of the commands that trace their jobs, and the file each job of a
-/// series writes its ranks' timelines to (app/files/trace_file.hpp writes them).
+/// series writes its ranks' timelines to (host/trace_file.hpp writes them).
 #pragma once
 
 #include <CLI/CLI.hpp>
