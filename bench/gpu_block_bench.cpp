@@ -4,12 +4,13 @@
 
 #include <functional>
 
+#include "backend/cuda_backend.hpp"
 #include "core/error.hpp"
-#include "device/cuda/cuda_backend.hpp"
 #include "flops.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
 #include "rank_shards.hpp"
+#include "registry/make_scheme.hpp"
 #include "trace/trace_recorder.hpp"
 
 namespace tplab::bench {

@@ -16,6 +16,7 @@
 #include "rank_cost.hpp"
 #include "rank_shards.hpp"
 #include "reference_bridge.hpp"
+#include "registry/make_scheme.hpp"
 #include "trace/trace_recorder.hpp"
 
 namespace tplab::bench {

@@ -2,8 +2,8 @@
 /// The arithmetic of one block: how many floating-point operations a step takes.
 #pragma once
 
-#include "layers/recompute.hpp"
 #include "scheme/block_shape.hpp"
+#include "scheme/recompute.hpp"
 
 namespace tplab::model {
 

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "rank_cost.hpp"
+#include "registry/make_scheme.hpp"
 #include "scheme_costs.hpp"
 
 namespace tplab::model {

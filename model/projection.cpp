@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "flops.hpp"
 #include "mesh/mesh_layout.hpp"
+#include "registry/make_scheme.hpp"
 #include "scheme_costs.hpp"
 
 namespace tplab::model {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "data_parallel_cost.hpp"
+#include "registry/make_scheme.hpp"
 #include "scheme_costs.hpp"
 
 namespace tplab::model {

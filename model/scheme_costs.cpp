@@ -16,7 +16,7 @@
 #include "cost_3d.hpp"
 #include "grid/grid_2d.hpp"
 #include "grid/grid_3d.hpp"
-#include "scheme/scheme_registry.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab::model {
 namespace {

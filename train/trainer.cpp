@@ -21,6 +21,7 @@
 #include "mesh/mesh_layout.hpp"
 #include "optim/gradient_norm.hpp"
 #include "reference_training.hpp"
+#include "registry/make_scheme.hpp"
 #include "tensor_check.hpp"
 #include "trace/trace_recorder.hpp"
 #include "training_data.hpp"

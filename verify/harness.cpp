@@ -17,6 +17,7 @@
 #include "problem.hpp"
 #include "rank_cost.hpp"
 #include "rank_verdict.hpp"
+#include "registry/make_scheme.hpp"
 
 namespace tplab::verify {
 namespace {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "layers/recompute.hpp"
+#include "scheme/recompute.hpp"
 
 namespace tplab::app {
 namespace {

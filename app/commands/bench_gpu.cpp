@@ -3,9 +3,9 @@
 
 #include <optional>
 
+#include "backend/cuda_backend.hpp"
 #include "bench_commands.hpp"
 #include "core/error.hpp"
-#include "device/cuda/cuda_backend.hpp"
 #include "gpu_block_bench.hpp"
 #include "launch_options.hpp"
 #include "mfu.hpp"

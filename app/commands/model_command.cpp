@@ -21,8 +21,8 @@
 #include "option_effects.hpp"
 #include "problem_options.hpp"
 #include "projection.hpp"
+#include "registry/scheme_registry.hpp"
 #include "safe_output.hpp"
-#include "scheme/scheme_registry.hpp"
 #include "scheme_choice.hpp"
 #include "value_checks.hpp"
 

@@ -19,6 +19,7 @@
 #include "output_options.hpp"
 #include "problem_options.hpp"
 #include "projection.hpp"
+#include "registry/make_scheme.hpp"
 #include "safe_output.hpp"
 #include "scheme_choice.hpp"
 #include "step_timer.hpp"

@@ -14,9 +14,10 @@
 #include "mesh_options.hpp"
 #include "option_effects.hpp"
 #include "problem_options.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "safe_output.hpp"
 #include "scheme/scheme.hpp"
-#include "scheme/scheme_registry.hpp"
 #include "scheme_choice.hpp"
 
 namespace tplab::app {

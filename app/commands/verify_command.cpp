@@ -7,10 +7,10 @@
 #include <map>
 #include <optional>
 
+#include "backend/cuda_backend.hpp"
 #include "block_training_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "device/cuda/cuda_backend.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
 #include "launch_preflight.hpp"
@@ -20,9 +20,10 @@
 #include "option_effects.hpp"
 #include "problem.hpp"
 #include "problem_options.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "report.hpp"
 #include "safe_output.hpp"
-#include "scheme/scheme_registry.hpp"
 #include "scheme_choice.hpp"
 #include "world_run.hpp"
 

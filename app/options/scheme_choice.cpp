@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "choice.hpp"
-#include "scheme/scheme_registry.hpp"
+#include "registry/scheme_registry.hpp"
 #include "value_checks.hpp"
 
 namespace tplab::app {

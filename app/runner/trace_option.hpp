@@ -1,6 +1,6 @@
 /// @file
 /// The file each job of a series writes its ranks' timelines to, for --trace FILE
-/// (options/output_options.hpp declares it; app/files/trace_file.hpp writes them).
+/// (options/output_options.hpp declares it; host/trace_file.hpp writes them).
 #pragma once
 
 #include <CLI/CLI.hpp>

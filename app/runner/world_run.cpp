@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backend/cuda_backend.hpp"
 #include "comm/mpi_comm.hpp"
 #include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
-#include "device/cuda/cuda_backend.hpp"
 #include "job_result.hpp"
 #include "layers/finite_check.hpp"
 #include "mpi_launch.hpp"

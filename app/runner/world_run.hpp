@@ -32,7 +32,7 @@ struct WorldSetup {
   /// The key the records go under in the result: "runs", "rows".
   std::string key = "runs";
   /// The job's --trace: every rank's timeline, written by rank 0 once the work is done
-  /// (app/files/trace_file.hpp); each record gets its path as "trace".
+  /// (host/trace_file.hpp); each record gets its path as "trace".
   std::optional<std::string> trace;
 
   /// A job given `np`, `json` and `trace`, on the CPU backend (Eigen, MPI), its records under

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scheme/scheme_registry.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab {
 namespace {

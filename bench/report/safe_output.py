@@ -1,5 +1,5 @@
 """Files tplab's Python tools write on the user's behalf (`tplab report -o DIR`, the results
-folder of `tplab gpu-check`), by the same rules as the C++ side (app/files/safe_output.hpp):
+folder of `tplab gpu-check`), by the same rules as the C++ side (host/safe_output.hpp):
 
   - a folder written into belongs to the user or to root and, if every user may write into it,
     has the sticky bit (as /tmp has): nobody else can replace or redirect what is put there;

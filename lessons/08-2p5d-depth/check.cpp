@@ -70,7 +70,7 @@ Workload2p5D make_workload(int p, Workload workload) {
   w.inputs = verify::make_inputs(kShape, input_seed(exact ? 11 : 12), workload,
                                  exact ? verify::Values::integer : verify::Values::real);
   w.reference = verify::reference_outputs(kShape, w.inputs, workload);
-  w.placements = tp2p5d::Scheme2p5D(d).placements(p, kShape, workload);
+  w.placements = tp2p5d::Scheme2p5D({.depth = d}).placements(p, kShape, workload);
   return w;
 }
 

@@ -66,7 +66,7 @@ void run(Lesson& lesson) {
   const verify::HostArrays inputs =
       verify::make_inputs(kShape, input_seed(13), pair, verify::Values::integer);
   const verify::HostArrays reference = verify::reference_outputs(kShape, inputs, pair);
-  const std::vector<TensorPlacement> placements = tp3d::Scheme3D(false).placements(p, kShape, pair);
+  const std::vector<TensorPlacement> placements = tp3d::Scheme3D().placements(p, kShape, pair);
   const auto place = [&](std::string_view name) -> const TensorPlacement& {
     return find_placement(placements, name);
   };

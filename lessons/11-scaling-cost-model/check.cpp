@@ -12,6 +12,7 @@
 #include "lesson.hpp"
 #include "lessons/common/lesson.hpp"
 #include "projection.hpp"
+#include "registry/make_scheme.hpp"
 
 namespace tplab::lessons::cost_model {
 namespace {

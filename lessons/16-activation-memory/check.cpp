@@ -21,6 +21,7 @@
 #include "lessons/common/lesson.hpp"
 #include "problem.hpp"
 #include "rank_shards.hpp"
+#include "registry/make_scheme.hpp"
 #include "scheme/scheme.hpp"
 #include "tolerance.hpp"
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "device/device.hpp"
-#include "layers/recompute.hpp"
 #include "scheme/block_shape.hpp"
+#include "scheme/recompute.hpp"
 
 namespace tplab::lessons::activation_memory {
 

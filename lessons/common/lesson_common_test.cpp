@@ -144,7 +144,7 @@ TEST(CubeSums, Lesson10sBackwardPartialsSumToEveryRanksGradientBlocks) {
   const Workload pair = Workload::linear_pair;
   const verify::HostArrays in = verify::make_inputs(shape, 13, pair, verify::Values::integer);
   const verify::HostArrays want = verify::reference_outputs(shape, in, pair);
-  const std::vector<TensorPlacement> places = tp3d::Scheme3D(false).placements(p, shape, pair);
+  const std::vector<TensorPlacement> places = tp3d::Scheme3D().placements(p, shape, pair);
   HostArray hidden = reference_matmul(in.at("x"), in.at("w1"));  // [m, 4h], + b1
   for (std::size_t e = 0; e < hidden.values.size(); ++e) {
     hidden.values[e] += in.at("b1").values[e % in.at("b1").values.size()];

@@ -13,6 +13,7 @@
 #include "gpt_activations.hpp"
 #include "plan/data_parallel_sync.hpp"
 #include "plan/pipeline_schedule.hpp"
+#include "registry/make_scheme.hpp"
 
 namespace tplab::model::plan {
 namespace {

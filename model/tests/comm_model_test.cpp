@@ -18,6 +18,8 @@
 #include "grid/grid_3d.hpp"
 #include "harness.hpp"
 #include "rank_cost.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "tp2p5d/scheme_2p5d.hpp"
 
 namespace tplab::model {
@@ -116,7 +118,7 @@ class CommModel : public testing::Test {
       return {{"row", members(*grid.row)}, {"column", members(*grid.column)}};
     }
     if (scheme == "2.5d") {
-      const int d = tp2p5d::Scheme2p5D(0).depth_for(world->size(), shape);
+      const int d = tp2p5d::Scheme2p5D().depth_for(world->size(), shape);
       const Grid2p5D grid = Grid2p5D::build(*world, d);
       return {{"row", members(*grid.layer.row)},
               {"column", members(*grid.layer.column)},

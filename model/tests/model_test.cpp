@@ -19,6 +19,7 @@
 #include "node_layout.hpp"
 #include "projection.hpp"
 #include "rank_cost.hpp"
+#include "registry/make_scheme.hpp"
 
 namespace tplab::model {
 namespace {

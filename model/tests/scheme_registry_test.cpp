@@ -1,7 +1,7 @@
 // The scheme registry and the cost model's table beside it: every entry builds the scheme of its
 // name, has a cost model and a GPT layout that work at its default world sizes, and the two
 // tables list the same schemes in the same order.
-#include "scheme/scheme_registry.hpp"
+#include "registry/scheme_registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "cost_1d_sp.hpp"
 #include "gpt/gpt_layout.hpp"
 #include "rank_cost.hpp"
+#include "registry/make_scheme.hpp"
 #include "scheme_costs.hpp"
 
 namespace tplab::model {

@@ -1,17 +1,12 @@
 /// @file
-/// Choosing a scheme's GptLayout, and the rules a GPT shape must meet.
+/// The rules a GPT shape must meet.
 #include "gpt/gpt_layout.hpp"
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "scheme/scheme_registry.hpp"
 
 namespace tplab::gpt {
-
-std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOptions& options) {
-  return find_scheme(name).make_gpt_layout(options);
-}
 
 std::int64_t padded_vocab(const GptLayout& layout, int world_size, const GptShape& shape) {
   const std::int64_t parts = layout.vocab_parts(world_size, shape);

@@ -37,7 +37,7 @@ struct GptParts {
 /// parts built from them. Each scheme splits the vocabulary the way its activation layout
 /// suggests (see the implementations, gpt_layout_1d.cpp, gpt_layout_mesh.cpp and
 /// gpt_layout_3d.cpp); a new scheme adds one such file and names it in its registry entry
-/// (scheme/scheme_registry.cpp).
+/// (registry/scheme_registry.cpp).
 class GptLayout {
  public:
   virtual ~GptLayout() = default;
@@ -54,10 +54,6 @@ class GptLayout {
   virtual GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
                               const TensorMap& parameters) const = 0;
 };
-
-/// The layout of scheme `name`, as its registry entry builds it; throws UsageError for a name
-/// the registry does not know.
-std::unique_ptr<GptLayout> make_gpt_layout(std::string_view name, const SchemeOptions& options);
 
 /// V rounded up to a multiple of the layout's vocab_parts() on `world_size` ranks, as
 /// Megatron-LM pads its vocabulary: the ids from V on are padding, which the loss masks out

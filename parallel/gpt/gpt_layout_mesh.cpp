@@ -33,7 +33,7 @@ class Head2D final : public Sublayer {
 
 int GptLayoutMesh::depth_for(int world_size, const GptShape& shape) const {
   if (!two_and_a_half_) return 1;
-  return tp2p5d::Scheme2p5D(depth_).depth_for(world_size, shape.block);
+  return tp2p5d::Scheme2p5D({.depth = depth_}).depth_for(world_size, shape.block);
 }
 
 std::int64_t GptLayoutMesh::vocab_parts(int world_size, const GptShape& shape) const {

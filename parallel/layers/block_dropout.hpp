@@ -9,28 +9,10 @@
 
 #include "core/names.hpp"
 #include "device/dropout_mask.hpp"
+#include "scheme/block_training.hpp"
 #include "scheme/placement.hpp"
 
 namespace tplab {
-
-/// How a rank keys its masks. Only `global` is right; the others are the two bugs that
-/// frameworks shipped, kept so that verify and the lessons can show them failing.
-enum class DropoutKeying {
-  global,     ///< (seed, step, layer, site, the element's global place): the reference's masks
-  rank_seed,  ///< each rank its own seed: replicated tensors get different masks on each rank
-  local,      ///< one seed, the element's place in the rank's own shard: every shard the same mask
-};
-
-/// The names of the keyings, as verify's --dropout-keying takes them and the JSON records them.
-inline constexpr std::array<Named<DropoutKeying>, 3> kDropoutKeyingNames = {
-    {{"global", DropoutKeying::global},
-     {"rank-seed", DropoutKeying::rank_seed},
-     {"local", DropoutKeying::local}}};
-
-/// "global", "rank-seed" or "local".
-constexpr std::string_view dropout_keying_name(DropoutKeying keying) {
-  return name_in(kDropoutKeyingNames, keying);
-}
 
 /// Where this rank's part of the block lies in the global tensors the masks are drawn over.
 struct DropoutPlace {

@@ -6,7 +6,7 @@
 
 #include "device/device.hpp"
 #include "layers/block_dropout.hpp"
-#include "layers/recompute.hpp"
+#include "scheme/recompute.hpp"
 
 namespace tplab {
 

@@ -6,9 +6,9 @@
 
 #include "layers/block_dropout.hpp"
 #include "layers/layernorm.hpp"
-#include "layers/recompute.hpp"
 #include "layers/sublayer.hpp"
 #include "scheme/parallel_module.hpp"
+#include "scheme/recompute.hpp"
 
 namespace tplab {
 

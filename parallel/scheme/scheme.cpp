@@ -6,10 +6,12 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "mesh/data_parallel_scheme.hpp"
-#include "scheme/scheme_registry.hpp"
 
 namespace tplab {
+
+ExecutionPolicy execution_policy_of(const SchemeOptions& options) {
+  return {.overlap = options.overlap, .regather = options.regather};
+}
 
 std::vector<int> Scheme::usable_world_sizes(const BlockShape& shape, int limit) const {
   std::vector<int> sizes;
@@ -65,40 +67,6 @@ std::vector<TensorPlacement> with_gradients(std::vector<TensorPlacement> placeme
     placements.push_back(std::move(grad));
   }
   return placements;
-}
-
-std::vector<std::string> scheme_names() {
-  std::vector<std::string> names;
-  for (const SchemeEntry& entry : scheme_registry()) names.emplace_back(entry.name);
-  return names;
-}
-
-std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options) {
-  if (options.dp < 1) {
-    throw UsageError(fmt::format(
-        "--dp {}: D is the number of data-parallel replicas of the scheme, at least 1 (1: tensor "
-        "parallelism alone)",
-        options.dp));
-  }
-  const SchemeEntry& entry = find_scheme(name);
-  if (options.dp == 1) return entry.make(options);
-  return std::make_unique<DataParallelScheme>(entry.make, options);
-}
-
-std::shared_ptr<BlockDropout> make_block_dropout(const Scheme& scheme,
-                                                 const BlockTraining& training, int world_size,
-                                                 int rank, const BlockShape& shape) {
-  if (training.dropout.p == 0) return nullptr;
-  const std::vector<TensorPlacement> placements =
-      scheme.placements(world_size, shape, Workload::block);
-  const DropoutPlace place{
-      find_placement(placements, "y").blocks.at(static_cast<std::size_t>(rank)),
-      training.first_sequence,
-      shape.h,
-      shape.s,
-      shape.heads,
-      rank};
-  return std::make_shared<BlockDropout>(training.dropout, training.dropout_keying, place);
 }
 
 }  // namespace tplab

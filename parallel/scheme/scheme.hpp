@@ -10,8 +10,9 @@
 #include "comm/comm.hpp"
 #include "core/names.hpp"
 #include "device/device.hpp"
-#include "layers/block_training.hpp"
 #include "scheme/block_shape.hpp"
+#include "scheme/block_training.hpp"
+#include "scheme/execution_policy.hpp"
 #include "scheme/parallel_module.hpp"
 #include "scheme/placement.hpp"
 
@@ -50,6 +51,9 @@ struct SchemeOptions {
   BlockTraining training{};
 };
 
+/// The execution policy `options` asks for: its overlap and regathering.
+ExecutionPolicy execution_policy_of(const SchemeOptions& options);
+
 /// A tensor-parallel scheme. Everything here except make_module is pure: it depends only on
 /// its arguments, so every rank reaches the same answer without communicating.
 class Scheme {
@@ -86,20 +90,6 @@ class Scheme {
                                                       const BlockShape& shape, Workload workload,
                                                       TensorMap parameters) const = 0;
 };
-
-/// The scheme called `name` ("1d", "3d"), as its entry in the registry
-/// (scheme/scheme_registry.hpp) builds it; throws UsageError listing the known ones otherwise.
-std::unique_ptr<Scheme> make_scheme(std::string_view name, const SchemeOptions& options = {});
-
-/// Names of every scheme in the registry, in teaching order.
-std::vector<std::string> scheme_names();
-
-/// The dropout of `scheme`'s block on world rank `rank` of `world_size`, placed where the
-/// scheme's placements put that rank's block of the output y; nullptr when training.dropout.p
-/// is 0. Every scheme's make_module shares one between its block and its attention core.
-std::shared_ptr<BlockDropout> make_block_dropout(const Scheme& scheme,
-                                                 const BlockTraining& training, int world_size,
-                                                 int rank, const BlockShape& shape);
 
 }  // namespace tplab
 

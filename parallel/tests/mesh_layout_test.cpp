@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "mesh/data_parallel_scheme.hpp"
+#include "registry/make_scheme.hpp"
 
 namespace tplab {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <vector>
 
+#include "backend/cuda_backend.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
-#include "device/cuda/cuda_backend.hpp"
 
 namespace tplab {
 namespace {

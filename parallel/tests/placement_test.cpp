@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "registry/make_scheme.hpp"
 #include "scheme/scheme.hpp"
 
 namespace tplab {

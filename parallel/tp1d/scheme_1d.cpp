@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "grid/grid_1d.hpp"
 #include "layers/pre_ln_block.hpp"
+#include "layers/scheme_dropout.hpp"
 #include "scheme/grid_module.hpp"
 #include "tp1d/attention_1d.hpp"
 #include "tp1d/mlp_1d.hpp"

@@ -14,10 +14,10 @@ namespace tplab::tp1d {
 /// split by tokens, rank r holding rows [r*m/t, (r+1)*m/t) of the m = b*s tokens.
 class Scheme1D final : public Scheme {
  public:
-  /// The scheme `mode` describes ("1d-sp" with sequence parallelism, "1d" without), run
-  /// under `policy`, its blocks with `training`'s dropout and recomputation.
-  explicit Scheme1D(Mode1D mode = {}, ExecutionPolicy policy = {}, BlockTraining training = {})
-      : mode_(mode), policy_(policy), training_(training) {}
+  /// The scheme `mode` describes ("1d-sp" with sequence parallelism, "1d" without), run with
+  /// `options`' overlap, its blocks with their dropout and recomputation.
+  explicit Scheme1D(Mode1D mode = {}, const SchemeOptions& options = {})
+      : mode_(mode), policy_(execution_policy_of(options)), training_(options.training) {}
   std::string name() const override { return mode_.sequence_parallel ? "1d-sp" : "1d"; }
   std::vector<int> default_world_sizes() const override { return {1, 2, 4}; }
   std::string describe_grid(int world_size, const BlockShape&) const override {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "layers/pre_ln_block.hpp"
+#include "layers/scheme_dropout.hpp"
 #include "scheme/grid_module.hpp"
 #include "tp2d/attention_2d.hpp"
 #include "tp2d/mlp_2d.hpp"

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "grid/grid_2d.hpp"
+#include "layers/block_dropout.hpp"
 #include "scheme/execution_policy.hpp"
 #include "scheme/scheme.hpp"
 
@@ -13,10 +14,10 @@ namespace tplab::tp2d {
 /// column j holds block j.
 class Scheme2D final : public Scheme {
  public:
-  /// With `overlap`, SUMMA starts each step's broadcasts during the previous step's product;
-  /// the blocks drop and recompute as `training` says.
-  explicit Scheme2D(bool overlap = false, BlockTraining training = {})
-      : policy_{.overlap = overlap}, training_(training) {}
+  /// With options.overlap, SUMMA starts each step's broadcasts during the previous step's
+  /// product; the blocks drop and recompute as options.training says.
+  explicit Scheme2D(const SchemeOptions& options = {})
+      : policy_{.overlap = options.overlap}, training_(options.training) {}
   std::string name() const override { return "2d"; }
   std::vector<int> default_world_sizes() const override { return {4, 9}; }
   std::string describe_grid(int world_size, const BlockShape&) const override {

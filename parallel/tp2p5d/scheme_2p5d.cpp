@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "grid/grid_2p5d.hpp"
+#include "layers/scheme_dropout.hpp"
 #include "scheme/grid_module.hpp"
 #include "tp2d/scheme_2d.hpp"
 

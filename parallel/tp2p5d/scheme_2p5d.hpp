@@ -13,12 +13,12 @@ namespace tplab::tp2p5d {
 /// Wang et al. 2021, "Tesseract", arXiv 2105.14500.
 class Scheme2p5D final : public Scheme {
  public:
-  /// depth 0 picks d for each world size: d = p / q^2 with the largest usable q. With
-  /// `overlap`, SUMMA starts each step's broadcasts during the previous step's product, and
-  /// the depth all-reduces of the gradients are all started before any is waited for.
-  /// The blocks drop and recompute as `training` says.
-  explicit Scheme2p5D(int depth, bool overlap = false, BlockTraining training = {})
-      : depth_(depth), policy_{.overlap = overlap}, training_(training) {}
+  /// options.depth 0 picks d for each world size: d = p / q^2 with the largest usable q. With
+  /// options.overlap, SUMMA starts each step's broadcasts during the previous step's product,
+  /// and the depth all-reduces of the gradients are all started before any is waited for.
+  /// The blocks drop and recompute as options.training says.
+  explicit Scheme2p5D(const SchemeOptions& options = {})
+      : depth_(options.depth), policy_{.overlap = options.overlap}, training_(options.training) {}
   std::string name() const override { return "2.5d"; }
   std::vector<int> default_world_sizes() const override;
   std::string describe_grid(int world_size, const BlockShape& shape) const override;

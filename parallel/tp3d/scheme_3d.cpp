@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "grid/grid_3d.hpp"
 #include "layers/pre_ln_block.hpp"
+#include "layers/scheme_dropout.hpp"
 #include "scheme/grid_module.hpp"
 #include "tp3d/attention_3d.hpp"
 #include "tp3d/mlp_3d.hpp"

@@ -23,12 +23,12 @@ namespace tplab::tp3d {
 /// input_weight (the replica group). Attention and MLP: see Attention3D and Mlp3D.
 class Scheme3D final : public Scheme {
  public:
-  /// `regather`: gather X~ and W~ again in backward instead of keeping them from forward.
-  /// With `overlap`, the next linear's W~ is gathered during the current product, and each
-  /// linear's reduce-scatter of dW travels while dX~ is computed.
-  /// The blocks drop and recompute as `training` says.
-  explicit Scheme3D(bool regather = false, bool overlap = false, BlockTraining training = {})
-      : policy_{.overlap = overlap, .regather = regather}, training_(training) {}
+  /// options.regather: gather X~ and W~ again in backward instead of keeping them from
+  /// forward. With options.overlap, the next linear's W~ is gathered during the current
+  /// product, and each linear's reduce-scatter of dW travels while dX~ is computed. The blocks
+  /// drop and recompute as options.training says.
+  explicit Scheme3D(const SchemeOptions& options = {})
+      : policy_(execution_policy_of(options)), training_(options.training) {}
 
   std::string name() const override { return "3d"; }
   std::vector<int> default_world_sizes() const override { return {8, 27}; }

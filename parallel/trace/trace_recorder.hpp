@@ -56,7 +56,7 @@ class TraceRecorder {
   /// Microseconds since the origin, on the host's steady clock.
   double now_us() const;
   /// Moves the origin to `origin` (the ranks of one host take the same instant of their shared
-  /// steady clock, so that their timelines line up: app/files/trace_file.hpp, start_trace_clock)
+  /// steady clock, so that their timelines line up: host/trace_file.hpp, start_trace_clock)
   /// and forgets what was recorded.
   void restart(std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now());
 

@@ -16,6 +16,8 @@
 #include "harness.hpp"
 #include "problem.hpp"
 #include "rank_shards.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab::verify {
 namespace {

@@ -15,6 +15,8 @@
 #include "device/ops/cpu_ops.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab::verify {
 namespace {

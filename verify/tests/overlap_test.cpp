@@ -10,6 +10,8 @@
 #include "device/cpu_device.hpp"
 #include "grid/grid_3d.hpp"
 #include "harness.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "tp2p5d/scheme_2p5d.hpp"
 
 namespace tplab::verify {
@@ -19,7 +21,7 @@ namespace {
 /// axis; 2D starts broadcasts only.
 int ranks_in_started_sums(const std::string& scheme, int p, const BlockShape& shape) {
   if (scheme == "2d") return 1;
-  if (scheme == "2.5d") return tp2p5d::Scheme2p5D(0).depth_for(p, shape);
+  if (scheme == "2.5d") return tp2p5d::Scheme2p5D().depth_for(p, shape);
   if (scheme == "3d") return cube_side(p);
   return p;
 }

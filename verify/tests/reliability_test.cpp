@@ -18,6 +18,8 @@
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 #include "tensor_check.hpp"
 
 namespace tplab::verify {

@@ -11,6 +11,8 @@
 #include "device/cpu_device.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab::verify {
 namespace {

@@ -10,6 +10,8 @@
 #include "comm/wrap_transport.hpp"
 #include "harness.hpp"
 #include "problem.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab::verify {
 namespace {

@@ -15,6 +15,7 @@
 #include "kept_bytes.hpp"
 #include "misrouted_comm.hpp"
 #include "problem.hpp"
+#include "registry/make_scheme.hpp"
 
 namespace tplab::verify {
 namespace {

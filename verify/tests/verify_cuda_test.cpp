@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "backend/cuda_backend.hpp"
 #include "core/error.hpp"
-#include "device/cuda/cuda_backend.hpp"
 #include "harness.hpp"
+#include "registry/make_scheme.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab::verify {
 namespace {

@@ -12,7 +12,7 @@
 #include "plan/cluster_plan.hpp"
 #include "plan/data_parallel_sync.hpp"
 #include "plan/pipeline_schedule.hpp"
-#include "scheme/scheme_registry.hpp"
+#include "registry/scheme_registry.hpp"
 
 namespace tplab::model::plan {
 namespace {

@@ -1,13 +1,13 @@
-#include "device/cuda/cuda_backend.hpp"
+#include "backend/cuda_backend.hpp"
 
 #include <mpi.h>
 
+#include "comm/cuda_staging_copy.hpp"
 #include "comm/device_staged_comm.hpp"
 #include "comm/nccl_comm.hpp"
 #include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cuda/cuda_device.hpp"
-#include "device/cuda/cuda_staging_copy.hpp"
 #include "device/cuda/gpu_sharing.hpp"
 
 namespace tplab::cuda {

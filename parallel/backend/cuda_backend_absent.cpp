@@ -1,6 +1,6 @@
 // The CUDA backend of a build without CUDA: every request says so, with its own exit code.
+#include "backend/cuda_backend.hpp"
 #include "core/error.hpp"
-#include "device/cuda/cuda_backend.hpp"
 
 namespace tplab::cuda {
 namespace {

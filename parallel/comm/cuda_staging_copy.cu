@@ -1,7 +1,7 @@
 #include <cuda_runtime.h>
 
+#include "comm/cuda_staging_copy.hpp"
 #include "device/cuda/cuda_checks.hpp"
-#include "device/cuda/cuda_staging_copy.hpp"
 #include "device/cuda/cuda_status.cuh"
 
 namespace tplab {

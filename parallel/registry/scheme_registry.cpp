@@ -1,6 +1,6 @@
 /// @file
 /// The entries of the scheme registry, in teaching order.
-#include "scheme/scheme_registry.hpp"
+#include "registry/scheme_registry.hpp"
 
 #include <fmt/format.h>
 
@@ -19,18 +19,13 @@
 namespace tplab {
 namespace {
 
-ExecutionPolicy policy_of(const SchemeOptions& options) {
-  return {.overlap = options.overlap, .regather = options.regather};
-}
-
 // train_world_size: 1D (and 1D with sequence parallelism) on 2 ranks, 2D on a 2 x 2 mesh,
 // 2.5D on two layers of 2 x 2 (with d = 1 it would be 2D), 3D on a 2 x 2 x 2 cube.
 constexpr std::array<SchemeEntry, 5> kSchemes = {{
     {.name = "1d",
      .help = "1D (Megatron): t ranks split the heads and the MLP; activations replicated",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{false}, policy_of(options),
-                                               options.training);
+       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{.sequence_parallel = false}, options);
      },
      .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayout1D>(false);
@@ -40,8 +35,7 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
      .help =
          "1D with sequence parallelism: as 1d, the activations outside the linears split by tokens",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{true}, policy_of(options),
-                                               options.training);
+       return std::make_unique<tp1d::Scheme1D>(tp1d::Mode1D{.sequence_parallel = true}, options);
      },
      .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayout1D>(true);
@@ -50,7 +44,7 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
     {.name = "2d",
      .help = "2D (SUMMA): a q x q mesh splits activations and weights into blocks",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp2d::Scheme2D>(options.overlap, options.training);
+       return std::make_unique<tp2d::Scheme2D>(options);
      },
      .make_gpt_layout = [](const SchemeOptions&) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayoutMesh>(false, 1);
@@ -63,8 +57,7 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
          throw UsageError(
              fmt::format("--depth {}: the depth is a number of layers, at least 1", options.depth));
        }
-       return std::make_unique<tp2p5d::Scheme2p5D>(options.depth, options.overlap,
-                                                   options.training);
+       return std::make_unique<tp2p5d::Scheme2p5D>(options);
      },
      .make_gpt_layout = [](const SchemeOptions& options) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayoutMesh>(true, options.depth);
@@ -73,7 +66,7 @@ constexpr std::array<SchemeEntry, 5> kSchemes = {{
     {.name = "3d",
      .help = "3D: a q x q x q cube splits inputs, weights and outputs over its three axes",
      .make = [](const SchemeOptions& options) -> std::unique_ptr<Scheme> {
-       return std::make_unique<tp3d::Scheme3D>(options.regather, options.overlap, options.training);
+       return std::make_unique<tp3d::Scheme3D>(options);
      },
      .make_gpt_layout = [](const SchemeOptions& options) -> std::unique_ptr<gpt::GptLayout> {
        return std::make_unique<gpt::GptLayout3D>(options.regather);
@@ -94,6 +87,12 @@ const SchemeEntry& find_scheme(std::string_view name) {
     throw UsageError(fmt::format("unknown scheme '{}' (known: {})", name, scheme_help_list()));
   }
   return *found;
+}
+
+std::vector<std::string> scheme_names() {
+  std::vector<std::string> names;
+  for (const SchemeEntry& entry : scheme_registry()) names.emplace_back(entry.name);
+  return names;
 }
 
 bool names_schemes(const std::vector<std::string>& names) {

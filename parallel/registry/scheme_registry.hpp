@@ -38,6 +38,9 @@ std::span<const SchemeEntry> scheme_registry();
 /// The entry called `name`; throws UsageError naming the known schemes otherwise.
 const SchemeEntry& find_scheme(std::string_view name);
 
+/// Names of every scheme in the registry, in teaching order.
+std::vector<std::string> scheme_names();
+
 /// Whether a --scheme list names schemes, rather than every one (nothing, or "all").
 bool names_schemes(const std::vector<std::string>& names);
 

@@ -1,4 +1,4 @@
-#include "layers/block_training.hpp"
+#include "scheme/block_training.hpp"
 
 #include <fmt/format.h>
 
