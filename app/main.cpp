@@ -6,10 +6,12 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "mpi_launch.hpp"
+#include "usage_message.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"tplab: 1D, 2D, 2.5D and 3D tensor parallelism, checked against a reference"};
   app.require_subcommand(1);
+  app.failure_message(tplab::app::usage_message);
   int exit_code = 0;
   tplab::app::add_verify_command(app, exit_code);
   tplab::app::add_bench_command(app, exit_code);

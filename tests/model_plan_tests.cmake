@@ -37,7 +37,7 @@ foreach(case IN ITEMS
     "two_counts;model plan plans one cluster: give one device count to --gpus;--gpus 8,16"
     "one_node;hardware 'local' has no inter-node link;--hardware local --gpus 4"
     "rank_order;--rank-order: 'dp-tp-pp' is not one of tp-pp-dp or tp-dp-pp;--rank-order dp-tp-pp"
-    "with_batch;The following argument was not expected: --batch;--batch 8")
+    "with_batch;model plan takes no option --batch;--batch 8")
   list(GET case 0 label)
   list(GET case 1 pattern)
   list(GET case 2 arguments)
@@ -45,7 +45,7 @@ foreach(case IN ITEMS
   tplab_cli_test(model_plan_bad_${label} ${expect} 2 "${pattern}" -- ${tplab_bin} model plan
                  ${arguments})
 endforeach()
-tplab_cli_test(model_plan_options_need_plan ${expect} 2 "The following argument was not expected: --layers" --
+tplab_cli_test(model_plan_options_need_plan ${expect} 2 "model takes no option --layers" --
                ${tplab_bin} model --layers 32)
 # --plot draws the same plot from the plan the command just made.
 tplab_cli_test(model_plan_plot_option ${expect} 0 "^wrote the plot to .*model_plan_option.png$" --
@@ -54,7 +54,7 @@ tplab_cli_test(model_plan_plot_option_png ${Python3_EXECUTABLE} ${CMAKE_CURRENT_
                ${plan_json} ${CMAKE_CURRENT_BINARY_DIR}/model_plan_option.png)
 set_tests_properties(cli.model_plan_plot_option_png PROPERTIES DEPENDS
                      "cli.model_plan;cli.model_plan_plot_option")
-tplab_cli_test(model_plan_plot_needs_plan ${expect} 2 "The following argument was not expected: --plot" --
+tplab_cli_test(model_plan_plot_needs_plan ${expect} 2 "model takes no option --plot" --
                ${tplab_bin} model --plot /tmp/unused.png)
 tplab_cli_test(model_plan_plot_folder ${expect} 2 "--plot .*that is a folder" --
                ${tplab_bin} model plan --plot ${CMAKE_CURRENT_BINARY_DIR})

@@ -12,16 +12,18 @@
 namespace tplab::verify {
 namespace {
 
-/// The fields a rank sends: its checks' verdict (1 or 0), how many faults it found, the first
-/// faulty tensor (-1: none), then whether each property holds (1 or 0 each).
-constexpr std::int64_t kFixedFields = 3;
-constexpr std::int64_t kVerdictFields = kFixedFields + static_cast<std::int64_t>(kProperties);
+/// The fields a rank sends: whether each property holds (1 or 0 each, in kPropertyNames'
+/// order), then its checks' verdict (1 or 0), how many faults it found and the first faulty
+/// tensor (-1: none).
+constexpr std::int64_t kFlags = static_cast<std::int64_t>(kProperties);
+constexpr std::int64_t kVerdictFields = kFlags + 3;
 
 std::array<double, kVerdictFields> pack(const RankVerdict& v) {
-  std::array<double, kVerdictFields> fields = {v.checks_pass ? 1.0 : 0.0,
-                                               static_cast<double>(v.faults.size()),
-                                               static_cast<double>(v.first_faulty_tensor)};
-  for (std::size_t p = 0; p < kProperties; ++p) fields[kFixedFields + p] = v.holds[p] ? 1.0 : 0.0;
+  std::array<double, kVerdictFields> fields{};
+  for (std::size_t p = 0; p < kProperties; ++p) fields[p] = v.holds[p] ? 1.0 : 0.0;
+  fields[kFlags] = v.checks_pass ? 1.0 : 0.0;
+  fields[kFlags + 1] = static_cast<double>(v.faults.size());
+  fields[kFlags + 2] = static_cast<double>(v.first_faulty_tensor);
   return fields;
 }
 
@@ -35,9 +37,9 @@ bool is_whole_in(double v, double low, double high) {
 }
 
 bool arrived_intact(const double* f, std::size_t tensors) {
-  return is_flag(f[0]) && is_whole_in(f[1], 0, 1e9) &&
-         is_whole_in(f[2], -1, static_cast<double>(tensors)) &&
-         std::all_of(f + kFixedFields, f + kVerdictFields, is_flag);
+  return std::all_of(f, f + kFlags, is_flag) && is_flag(f[kFlags]) &&
+         is_whole_in(f[kFlags + 1], 0, 1e9) &&
+         is_whole_in(f[kFlags + 2], -1, static_cast<double>(tensors));
 }
 
 }  // namespace
@@ -63,15 +65,17 @@ AgreedVerdict agree_on_verdict(Comm& world, const RankVerdict& mine,
       continue;
     }
     for (std::size_t p = 0; p < kProperties; ++p) {
-      if (f[kFixedFields + p] != 1.0) agreed.properties.mismatch_ranks[p].push_back(r);
+      if (f[p] != 1.0) agreed.properties.mismatch_ranks[p].push_back(r);
     }
-    every_check_passed = every_check_passed && f[0] == 1.0;
-    if (r != world.rank() && f[1] > 0) {
-      const std::string where = f[2] < 0 ? std::string()
-                                         : fmt::format(", the first in the findings of {}",
-                                                       tensors.at(static_cast<std::size_t>(f[2])));
+    every_check_passed = every_check_passed && f[kFlags] == 1.0;
+    const double faults = f[kFlags + 1], first = f[kFlags + 2];
+    if (r != world.rank() && faults > 0) {
+      const std::string where = first < 0
+                                    ? std::string()
+                                    : fmt::format(", the first in the findings of {}",
+                                                  tensors.at(static_cast<std::size_t>(first)));
       agreed.faults.push_back(fmt::format(
-          "rank {} found {:.0f} value(s) of the checker's data broken{}", r, f[1], where));
+          "rank {} found {:.0f} value(s) of the checker's data broken{}", r, faults, where));
     }
   }
   agreed.pass = every_check_passed && agreed.properties.all_hold() && agreed.faults.empty();

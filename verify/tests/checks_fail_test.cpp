@@ -113,14 +113,14 @@ TEST(ChecksFail, AVerdictThatArrivesAsNanFailsTheRun) {
   RunConfig c;
   c.shape = {2, 8, 32, 4};
   // The second all-gather on "world" (after the findings') gathers the verdicts: rank 0's
-  // first field, its collectives' verdict, arrives as a NaN on rank 0, which compared it with
-  // 0 and took it for a match.
+  // first field, whether its collectives match the model (Property::comm), arrives as a NaN on
+  // rank 0, which compared it with 0 and took it for a match.
   FaultyComm faulty(*world, Fault{"world", 1, Collective::all_gather, Fault::Action::poison, 0});
   const RunResult r = run_verification(faulty, device, c);
   if (world->rank() == 0) {
     EXPECT_FALSE(r.pass);
     ASSERT_EQ(r.checker_faults.size(), 1u);
-    EXPECT_EQ(r.checker_faults.front(), "rank 0's verdict arrived as nan 1 0 -1 1 1");
+    EXPECT_EQ(r.checker_faults.front(), "rank 0's verdict arrived as nan 1 1 1 0 -1");
   } else {
     EXPECT_TRUE(r.pass) << "this rank's copy of the verdicts arrived intact";
   }
