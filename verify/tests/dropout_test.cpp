@@ -64,17 +64,23 @@ class Dropout : public testing::Test {
     return c;
   }
 
+  /// This rank's shards of c's inputs and its block on `on`, built from them.
+  std::pair<RankShards, std::unique_ptr<ParallelModule>> rank_block(Device& on, const RunConfig& c) {
+    const auto scheme = make_scheme(c.scheme, c.options);
+    const HostArrays inputs = make_inputs(c.shape, c.seed, Workload::block, Values::real);
+    RankShards mine =
+        shard_for_rank(on, inputs, scheme->placements(world->size(), c.shape, Workload::block),
+                       world->rank(), c.dtype);
+    auto module =
+        scheme->make_module(*world, on, c.shape, Workload::block, std::move(mine.parameters));
+    return {std::move(mine), std::move(module)};
+  }
+
   /// y, dx and every gradient of this rank, forward drawing `forward_draw` and backward
   /// started once the block was told `backward_draw` (a later step's) in between.
   std::vector<std::vector<double>> outputs(const RunConfig& c, DropoutDraw forward_draw,
                                            DropoutDraw backward_draw) {
-    const auto scheme = make_scheme(c.scheme, c.options);
-    const HostArrays inputs = make_inputs(c.shape, c.seed, Workload::block, Values::real);
-    RankShards mine =
-        shard_for_rank(device, inputs, scheme->placements(world->size(), c.shape, Workload::block),
-                       world->rank(), c.dtype);
-    auto module =
-        scheme->make_module(*world, device, c.shape, Workload::block, std::move(mine.parameters));
+    auto [mine, module] = rank_block(device, c);
     module->set_dropout_draw(forward_draw);
     std::vector<Tensor> got{module->forward(mine.x)};
     module->set_dropout_draw(backward_draw);
@@ -96,13 +102,7 @@ class Dropout : public testing::Test {
     const CountingSoftmax& softmax = *counting;
     families.softmax = std::move(counting);
     CpuDevice counted(std::move(families));
-    const auto scheme = make_scheme(c.scheme, c.options);
-    const HostArrays inputs = make_inputs(c.shape, c.seed, Workload::block, Values::real);
-    RankShards mine =
-        shard_for_rank(counted, inputs, scheme->placements(world->size(), c.shape, Workload::block),
-                       world->rank(), c.dtype);
-    auto module =
-        scheme->make_module(*world, counted, c.shape, Workload::block, std::move(mine.parameters));
+    auto [mine, module] = rank_block(counted, c);
     module->forward(mine.x);
     const int forward = softmax.forward_calls;
     module->backward(mine.dy);
