@@ -24,11 +24,13 @@ std::int64_t gpt_parts_kept_elements(std::string_view scheme, const SchemeOption
 }
 
 std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOptions& options,
-                                     int world_size, const gpt::GptShape& shape, int rank) {
-  check(options.dp == 1, "gpt_activation_elements: give one replica's scheme (dp = 1)");
+                                     int world_size, const gpt::GptShape& shape, int rank,
+                                     const gpt::GptStage& stage) {
+  check(options.dp == 1 && options.pp == 1,
+        "gpt_activation_elements: give one replica's scheme on one stage (dp = 1, pp = 1)");
   const RankCost block = rank_cost(scheme, options, world_size, shape.block, Workload::block);
-  return shape.layers * block.activation_elements_of(rank) +
-         gpt_parts_kept_elements(scheme, options, world_size, shape);
+  return stage.layers(shape) * block.activation_elements_of(rank) +
+         (stage.last() ? gpt_parts_kept_elements(scheme, options, world_size, shape) : 0);
 }
 
 }  // namespace tplab::model

@@ -17,13 +17,17 @@ namespace tplab::model {
 std::int64_t gpt_parts_kept_elements(std::string_view scheme, const SchemeOptions& options,
                                      int world_size, const gpt::GptShape& shape);
 
-/// The elements rank `rank` of one model replica keeps for backward when scheme `scheme` (a
-/// registry name, built with `options`, options.dp = 1) runs the GPT of `shape` (its padded
-/// vocabulary, the replica's batch) on `world_size` ranks:
-///   L x what its block keeps under options.training.recompute (rank_cost), and
-///   what the final LayerNorm, the LM head and the loss keep (SchemeCostModel::gpt_parts_kept).
-/// Multiplied by the dtype's size, it is what GptModel::kept_bytes measures.
+/// The elements rank `rank` of one model replica's pipeline stage `stage` keeps for backward
+/// for one micro-batch when scheme `scheme` (a registry name, built with `options`,
+/// options.dp = 1) runs the GPT of `shape` (its padded vocabulary, one micro-batch's sequences)
+/// on `world_size` ranks:
+///   L/S x what its block keeps under options.training.recompute (rank_cost), and on the last
+///   stage what the final LayerNorm, the LM head and the loss keep
+///   (SchemeCostModel::gpt_parts_kept).
+/// Multiplied by the dtype's size and the micro-batches in flight at once, it is what a
+/// training step measures (pipeline::StageStepRecord::kept_bytes).
 std::int64_t gpt_activation_elements(std::string_view scheme, const SchemeOptions& options,
-                                     int world_size, const gpt::GptShape& shape, int rank);
+                                     int world_size, const gpt::GptShape& shape, int rank,
+                                     const gpt::GptStage& stage = {});
 
 }  // namespace tplab::model

@@ -20,6 +20,8 @@
 #include "mesh/gradient_reduction.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "optim/gradient_norm.hpp"
+#include "pipeline/pipeline_problem.hpp"
+#include "pipeline/stage_step.hpp"
 #include "reference_training.hpp"
 #include "registry/make_scheme.hpp"
 #include "tensor_check.hpp"
@@ -61,17 +63,23 @@ std::uint64_t fnv1a(std::span<const std::uint64_t> words) {
   return h;
 }
 
-/// The mean loss over all m tokens of the global batch: one rank of each vocabulary group of
-/// each replica puts its rows' losses into an [m] vector of zeros, from its replica's first
-/// token `replica_token0` on, and a sum over the world assembles it (each element has one
-/// non-zero term, so the sum is exact); the mean is then taken in token order.
-double mean_loss(Comm& world, const gpt::GptModel& model, const std::vector<double>& losses,
-                 std::int64_t tokens, std::int64_t replica_token0) {
+/// The mean loss over all m tokens of the global batch: on the last stage, one rank of each
+/// vocabulary group of each replica puts its rows' losses of every micro-batch into an [m]
+/// vector of zeros, micro-batch i's from its first token on (the replica's first token
+/// `replica_token0`, then `micro_tokens` a micro-batch), and a sum over the world assembles it
+/// (each element has one non-zero term, so the sum is exact); the mean is then taken in token
+/// order, whatever the layout.
+double mean_loss(Comm& world, const gpt::GptModel& model, std::int64_t tokens,
+                 std::int64_t replica_token0, std::int64_t micro_tokens) {
   CpuDevice host;
   Tensor all = host.zeros({tokens}, DType::f64);
   if (model.counts_loss()) {
-    std::copy(losses.begin(), losses.end(),
-              all.data_as<double>() + replica_token0 + model.loss_block().row0);
+    for (int i = 0; i < model.micro_batches(); ++i) {
+      const std::vector<double>& losses = model.losses(i);
+      std::copy(
+          losses.begin(), losses.end(),
+          all.data_as<double>() + replica_token0 + i * micro_tokens + model.loss_block().row0);
+    }
   }
   world.all_reduce(all);
   double sum = 0;
@@ -79,71 +87,128 @@ double mean_loss(Comm& world, const gpt::GptModel& model, const std::vector<doub
   return sum / static_cast<double>(tokens);
 }
 
-/// Compares the hashes of every shard of `parameters` (the model's, or their f32 masters)
-/// among the ranks that hold the same block, as
-/// verify does for gradients; returns the first parameter whose replicas differ (or "") and
-/// sets the run's parameter hash and the count of replicated parameters.
-std::string check_replicas(Comm& world, Device& device, const TensorMap& parameters,
-                           const std::vector<TensorPlacement>& placements, TrainResult& result) {
-  CpuDevice host;
-  const auto n = static_cast<std::int64_t>(parameters.size());
-  Tensor mine = host.empty({2 * n}, DType::f64);
-  std::int64_t slot = 0;
-  for (const auto& [name, shard] : parameters) {
-    std::vector<double> values(static_cast<std::size_t>(shard.numel()));
-    device.download(shard, values);
-    const std::uint64_t h = verify::bit_hash(values);
-    // two 32-bit halves, which doubles hold exactly
-    mine.data_as<double>()[slot++] = static_cast<double>(h >> 32);
-    mine.data_as<double>()[slot++] = static_cast<double>(h & 0xffffffffull);
+/// Every parameter of the GPT `shape`, by name, in the order a TensorMap keeps them.
+std::vector<std::string> parameter_names(const gpt::GptShape& shape) {
+  std::vector<std::string> names;
+  for (std::string_view name : gpt::kModelParameters) names.emplace_back(name);
+  for (std::int64_t l = 0; l < shape.layers; ++l) {
+    for (std::string_view name : kBlockParameters) names.push_back(gpt::layer_parameter(name, l));
   }
-  Tensor all = host.empty({world.size() * 2 * n}, DType::f64);
-  world.all_gather(mine, all);
-  const auto hash_of = [&](int rank, std::int64_t index) {
-    const double* at = all.data_as<double>() + rank * 2 * n + 2 * index;
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// Every rank's hash of every tensor of `tensors` that it holds, gathered on every rank: one
+/// FNV-1a of each shard's bits per (rank, name), 0 where the rank holds none. Collective.
+class ShardHashes {
+ public:
+  /// `names`: every name any rank holds (parameter_names, or their gradient_name()s).
+  ShardHashes(Comm& world, Device& device, const TensorMap& tensors,
+              const std::vector<std::string>& names)
+      : names_(names.size()) {
+    CpuDevice host;
+    Tensor mine = host.zeros({2 * static_cast<std::int64_t>(names_)}, DType::f64);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto held = tensors.find(names[i]);
+      if (held == tensors.end()) continue;
+      std::vector<double> values(static_cast<std::size_t>(held->second.numel()));
+      device.download(held->second, values);
+      const std::uint64_t h = verify::bit_hash(values);
+      // two 32-bit halves, which doubles hold exactly
+      mine.data_as<double>()[2 * i] = static_cast<double>(h >> 32);
+      mine.data_as<double>()[2 * i + 1] = static_cast<double>(h & 0xffffffffull);
+    }
+    all_ = host.empty({world.size() * 2 * static_cast<std::int64_t>(names_)}, DType::f64);
+    world.all_gather(mine, all_);
+  }
+  /// Rank `rank`'s hash of the tensor `index` of the names (0: not held there).
+  std::uint64_t of(int rank, std::size_t index) const {
+    const double* at =
+        all_.data_as<double>() + (static_cast<std::size_t>(rank) * names_ + index) * 2;
     return (static_cast<std::uint64_t>(at[0]) << 32) | static_cast<std::uint64_t>(at[1]);
+  }
+
+ private:
+  std::size_t names_;
+  Tensor all_;
+};
+
+/// One FNV-1a over every tensor of the model as one replica's tensor-parallel ranks hold it,
+/// the same for any number of stages and replicas: tensor by tensor in name order, scheme rank
+/// by scheme rank, the hash of replica 0's shard on the stage that holds it. Two runs of the
+/// same scheme on the same tensor-parallel ranks with equal fingerprints hold the same bits.
+std::uint64_t layout_fingerprint(const ShardHashes& hashes, const std::vector<std::string>& names,
+                                 const MeshLayout& mesh, const gpt::GptShape& shape) {
+  std::vector<std::uint64_t> every;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string_view parameter = names[i];
+    if (parameter.starts_with("d_")) parameter.remove_prefix(2);
+    const int stage = gpt::stage_holding(parameter, shape, mesh.stages);
+    for (int t = 0; t < mesh.scheme_ranks; ++t) {
+      every.push_back(hashes.of(stage * mesh.scheme_ranks + t, i));
+    }
+  }
+  return fnv1a(every);
+}
+
+/// Compares the hashes of every shard of `parameters` (the model's, or their f32 masters)
+/// among the ranks that hold the same block, as verify does for gradients; returns the first
+/// parameter whose replicas differ (or "") and sets the run's parameter hash (every rank's
+/// shards in rank order), its layout fingerprint and the count of replicated parameters.
+std::string check_replicas(Comm& world, Device& device, const TensorMap& parameters,
+                           const std::vector<TensorPlacement>& placements, const MeshLayout& mesh,
+                           const gpt::GptShape& shape, TrainResult& result) {
+  const std::vector<std::string> names = parameter_names(shape);
+  const ShardHashes hashes(world, device, parameters, names);
+  const auto holds = [&](const TensorPlacement& p, int rank) {
+    const BlockRange& b = p.blocks[static_cast<std::size_t>(rank)];
+    return b.rows > 0 && b.cols > 0;
   };
   std::vector<std::uint64_t> every;
   for (int r = 0; r < world.size(); ++r) {
-    for (std::int64_t i = 0; i < n; ++i) every.push_back(hash_of(r, i));
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (holds(find_placement(placements, names[i]), r)) every.push_back(hashes.of(r, i));
+    }
   }
   result.parameter_hash = fnv1a(every);
+  result.parameter_fingerprint = layout_fingerprint(hashes, names, mesh, shape);
 
   std::string differ;
-  std::int64_t index = 0;
-  for (const auto& [name, shard] : parameters) {
-    const TensorPlacement& p = find_placement(placements, name);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const TensorPlacement& p = find_placement(placements, names[i]);
     bool replicated = false;
     for (int a = 0; a < world.size(); ++a) {
       for (int b = a + 1; b < world.size(); ++b) {
-        if (p.blocks[static_cast<std::size_t>(a)] != p.blocks[static_cast<std::size_t>(b)]) {
+        if (!holds(p, a) ||
+            p.blocks[static_cast<std::size_t>(a)] != p.blocks[static_cast<std::size_t>(b)]) {
           continue;
         }
         replicated = true;
-        if (hash_of(a, index) != hash_of(b, index) && differ.empty()) {
-          differ = fmt::format("{}: ranks {} and {} hold the same block ({}) with other bits", name,
-                               a, b, p.rule);
+        if (hashes.of(a, i) != hashes.of(b, i) && differ.empty()) {
+          differ = fmt::format("{}: ranks {} and {} hold the same block ({}) with other bits",
+                               names[i], a, b, p.rule);
         }
       }
     }
     result.replicated_parameters += replicated ? 1 : 0;
-    ++index;
   }
   return differ;
 }
 
-/// The GPT one replica trains: b/D of the sequences.
-gpt::GptShape replica_gpt_shape(gpt::GptShape shape, int replicas) {
-  shape.block = replica_shape(shape.block, replicas);
-  return shape;
-}
-
-/// This rank's slice of the global batch: its replica's tokens.
-Batch replica_batch(const Batch& global, std::int64_t token0, std::int64_t tokens) {
-  const auto slice = [&](const std::vector<std::int64_t>& all) {
-    return std::vector<std::int64_t>(all.begin() + token0, all.begin() + token0 + tokens);
-  };
-  return Batch{slice(global.ids), slice(global.targets)};
+/// This rank's slice of the global batch: its replica's tokens, cut into `micro_batches`
+/// micro-batches of consecutive sequences.
+std::vector<pipeline::MicroBatch> micro_batches_of(const Batch& global, std::int64_t token0,
+                                                   std::int64_t tokens, int micro_batches) {
+  std::vector<pipeline::MicroBatch> out;
+  const std::int64_t each = tokens / micro_batches;
+  for (int i = 0; i < micro_batches; ++i) {
+    const std::int64_t first = token0 + i * each;
+    const auto slice = [&](const std::vector<std::int64_t>& all) {
+      return std::vector<std::int64_t>(all.begin() + first, all.begin() + first + each);
+    };
+    out.push_back({slice(global.ids), slice(global.targets)});
+  }
+  return out;
 }
 
 /// |a - b| / |b|.
@@ -160,11 +225,9 @@ void keep_largest(double& max, double v) {
 void record_step(StepRecord record, TrainResult& result) {
   record.relative_difference = relative_difference(record.loss, record.reference_loss);
   keep_largest(result.max_relative_difference, record.relative_difference);
-  if (result.config.clip > 0) {
-    record.norm_relative_difference =
-        relative_difference(record.gradient_norm, record.reference_gradient_norm);
-    keep_largest(result.max_norm_relative_difference, record.norm_relative_difference);
-  }
+  record.norm_relative_difference =
+      relative_difference(record.gradient_norm, record.reference_gradient_norm);
+  keep_largest(result.max_norm_relative_difference, record.norm_relative_difference);
   result.steps.push_back(record);
 }
 
@@ -173,8 +236,7 @@ void record_step(StepRecord record, TrainResult& result) {
 bool within_tolerance(const TrainResult& r) {
   return std::all_of(r.steps.begin(), r.steps.end(), [&](const StepRecord& s) {
     return r.tolerance.loss_holds(s.loss, s.reference_loss, s.step) &&
-           (r.config.clip == 0 ||
-            r.tolerance.norm_holds(s.gradient_norm, s.reference_gradient_norm, s.step));
+           r.tolerance.norm_holds(s.gradient_norm, s.reference_gradient_norm, s.step);
   });
 }
 
@@ -222,12 +284,15 @@ gpt::GptShape padded_shape(int world_size, const TrainConfig& config) {
 }  // namespace
 
 VocabPadding training_vocab_padding(int world_size, const TrainConfig& config) {
-  if (config.options.dp < 1 || world_size % config.options.dp != 0) return {0, config.shape.vocab};
+  if (!pipeline::pipeline_problem(config.options, config.shape, world_size).empty() ||
+      config.options.dp < 1 || world_size % (config.options.dp * config.options.pp) != 0) {
+    return {0, config.shape.vocab};
+  }
   const MeshLayout mesh = mesh_of(config.options, world_size);
   const auto layout = gpt::make_gpt_layout(config.scheme, replica_options(config.options));
-  const gpt::GptShape replica = replica_gpt_shape(config.shape, mesh.replicas);
-  return {layout->vocab_parts(mesh.scheme_ranks, replica),
-          gpt::padded_vocab(*layout, mesh.scheme_ranks, replica)};
+  const gpt::GptShape micro = pipeline::micro_batch_shape(config.shape, config.options);
+  return {layout->vocab_parts(mesh.scheme_ranks, micro),
+          gpt::padded_vocab(*layout, mesh.scheme_ranks, micro)};
 }
 
 void validate_training(int world_size, const TrainConfig& config) {
@@ -241,16 +306,36 @@ void validate_training(int world_size, const TrainConfig& config) {
   }
   loss_tolerance(config.dtype);
   if (config.dtype == DType::bf16) cpu::chosen_bf16_gemm_path();  // TPLAB_BF16_GEMM, if set
-  // The mesh first (D divides the world and the batch), then the model on one replica.
-  make_scheme(config.scheme, config.options)->validate(world_size, config.shape.block);
-  const MeshLayout mesh = mesh_of(config.options, world_size);
-  const SchemeOptions options = replica_options(config.options);
-  const auto layout = gpt::make_gpt_layout(config.scheme, options);
   if (const std::string problem = gpt::gpt_shape_problem(config.shape); !problem.empty()) {
     throw UsageError(fmt::format("shape {}: {}", gpt::to_string(config.shape), problem));
   }
+  // The pipeline's stages and micro-batches, then the mesh of one stage (D divides its ranks and
+  // the batch), then the model on one stage of one replica for one micro-batch.
+  if (const std::string problem =
+          pipeline::pipeline_problem(config.options, config.shape, world_size);
+      !problem.empty()) {
+    throw UsageError(problem);
+  }
+  SchemeOptions one_stage = config.options;
+  one_stage.pp = 1;
+  make_scheme(config.scheme, one_stage)
+      ->validate(world_size / config.options.pp, config.shape.block);
+  const MeshLayout mesh = mesh_of(config.options, world_size);
+  const SchemeOptions options = replica_options(config.options);
+  const auto layout = gpt::make_gpt_layout(config.scheme, options);
   gpt::validate_gpt(*make_scheme(config.scheme, options), *layout, mesh.scheme_ranks,
-                    replica_gpt_shape(padded_shape(world_size, config), mesh.replicas));
+                    pipeline::micro_batch_shape(padded_shape(world_size, config), config.options));
+}
+
+std::string training_grid(int world_size, const TrainConfig& config) {
+  const SchemeOptions& o = config.options;
+  if (o.pp == 1) {
+    return make_scheme(config.scheme, o)->describe_grid(world_size, config.shape.block);
+  }
+  const int scheme_ranks = world_size / (o.dp * o.pp);
+  return fmt::format("{}pp={} x {}", o.dp > 1 ? fmt::format("dp={} x ", o.dp) : "", o.pp,
+                     make_scheme(config.scheme, replica_options(o))
+                         ->describe_grid(scheme_ranks, config.shape.block));
 }
 
 double training_bytes_per_rank(const TrainConfig& config) {
@@ -281,11 +366,11 @@ namespace {
 /// optimizer's rule and the cost model say it holds (module comment of TrainResult::memory).
 /// `replica`: the GPT one replica trains, on `mesh`.
 verify::MemoryBreakdown training_memory(Comm& world, Device& device, const TrainConfig& config,
-                                        const MeshLayout& mesh, const gpt::GptShape& replica,
+                                        const MeshLayout& mesh, const gpt::GptShape& micro,
                                         const gpt::GptModel& model,
                                         const ShardedOptimizer& optimizer,
                                         const std::vector<TensorPlacement>& placements,
-                                        std::int64_t kept) {
+                                        std::int64_t kept, int in_flight) {
   std::int64_t elements = 0;  // of this rank's parameter shards, as the placements cut them
   for (const auto& [name, tensor] : model.parameters()) {
     const Extents local = find_placement(placements, name).local_extents(world.rank());
@@ -301,14 +386,18 @@ verify::MemoryBreakdown training_memory(Comm& world, Device& device, const Train
       (master != size ? elements * master : 0);
   verify::MemoryBreakdown memory;
   memory.parameters = {verify::tensor_bytes(model.parameters()), elements * size};
-  memory.gradients = {verify::tensor_bytes(model.gradients()), elements * size};
+  // the gradients are summed over the micro-batches in the masters' dtype (f32 for bf16)
+  memory.gradients = {verify::tensor_bytes(model.gradients()), elements * master};
   memory.optimizer = {
       verify::tensor_bytes(optimizer.state()) + verify::tensor_bytes(optimizer.masters()),
       optimizer_model};
-  memory.activations = {kept, model::gpt_activation_elements(
-                                  config.scheme, replica_options(config.options), mesh.scheme_ranks,
-                                  replica, mesh.scheme_rank_of(world.rank())) *
-                                  size};
+  // the stage's blocks and parts for one micro-batch, times the micro-batches in flight at once
+  memory.activations = {
+      kept, in_flight *
+                model::gpt_activation_elements(config.scheme, replica_options(config.options),
+                                               mesh.scheme_ranks, micro,
+                                               mesh.scheme_rank_of(world.rank()), model.stage()) *
+                size};
   memory.peak_allocated = static_cast<std::int64_t>(device.allocations().peak_bytes());
   return memory;
 }
@@ -350,46 +439,65 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
                          const std::function<void(const TrainResult&)>& on_step) {
   // Decide everything that can fail before the first collective, on every rank alike.
   validate_training(world.size(), config);
-  // D replicas of P ranks (MeshLayout): each trains the model on its b/D sequences, and the
-  // mean of the replicas' gradients is the gradient of the global batch's mean loss.
+  // D replicas of S stages of P ranks (MeshLayout): each replica trains the model on its b/D
+  // sequences, cut into M micro-batches that pass through its stages as the schedule orders
+  // them; the mean of the replicas' gradients is the gradient of the global batch's mean loss.
   const MeshLayout mesh = mesh_of(config.options, world.size());
-  // the replica's blocks draw the whole batch's dropout masks for its own sequences
-  const SchemeOptions options =
-      replica_options_of_rank(config.options, mesh, world.rank(), config.shape.block);
-  const auto scheme = make_scheme(config.scheme, options);
-  const auto layout = gpt::make_gpt_layout(config.scheme, options);
+  const gpt::GptStage stage{.stage = mesh.stage_of(world.rank()), .stages = mesh.stages};
   const gpt::GptShape& shape = config.shape;
   // The parallel model's vocabulary is padded to a multiple of its parts; the reference's not.
   const gpt::GptShape padded = padded_shape(world.size(), config);
-  const gpt::GptShape replica = replica_gpt_shape(padded, mesh.replicas);
-  const std::int64_t m = shape.block.tokens(), replica_m = replica.block.tokens();
+  const gpt::GptShape micro = pipeline::micro_batch_shape(padded, config.options);
+  const int micro_batches = config.options.micro_batches;
+  const std::int64_t m = shape.block.tokens(), micro_m = micro.block.tokens(),
+                     replica_m = micro_m * micro_batches;
   const std::int64_t token0 = mesh.replica_of(world.rank()) * replica_m;
+  // Each micro-batch's blocks draw the whole batch's dropout masks for its own sequences.
+  std::vector<std::unique_ptr<Scheme>> micro_schemes;
+  std::vector<const Scheme*> micro_scheme_of;
+  for (int i = 0; i < micro_batches; ++i) {
+    SchemeOptions options =
+        replica_options_of_rank(config.options, mesh, world.rank(), config.shape.block);
+    options.training.first_sequence += i * micro.block.b;
+    micro_schemes.push_back(make_scheme(config.scheme, options));
+    micro_scheme_of.push_back(micro_schemes.back().get());
+  }
+  const Scheme& scheme = *micro_schemes.front();
+  const auto layout = gpt::make_gpt_layout(config.scheme, replica_options(config.options));
   const verify::HostArrays initial = initial_parameters(shape, config.seed, config.logit_offset);
   // Every rank trains the (small) reference too, on the whole batch, so each reaches the
   // verdict on its own.
   ReferenceTraining reference(shape, initial, config.optimizer, config.clip,
                               config.options.training.dropout);
   const std::vector<TensorPlacement> placements = mesh_placements(
-      parameter_placements(*scheme, *layout, mesh.scheme_ranks, replica), mesh, replica_m);
+      parameter_placements(scheme, *layout, mesh.scheme_ranks, micro), mesh, replica_m,
+      [&](std::string_view tensor) { return gpt::stage_holding(tensor, shape, mesh.stages); });
 
-  TensorMap shards;
+  TensorMap shards;  // this stage's
   for (const auto& [name, array] : padded_parameters(initial, shape.vocab, padded.vocab)) {
+    if (gpt::stage_holding(name, shape, mesh.stages) != stage.stage) continue;
     shards.emplace(name, verify::upload_shard(device, array, find_placement(placements, name),
                                               world.rank(), config.dtype));
   }
   MeshComms comms;
-  if (mesh.replicas > 1) comms = split_mesh(world, mesh);
-  Comm& replica_world = mesh.replicas > 1 ? *comms.replica : world;
-  gpt::GptModel model(replica_world, device, *scheme, *layout, replica, std::move(shards),
-                      shape.vocab);
+  if (mesh.replicas > 1 || mesh.stages > 1) comms = split_mesh(world, mesh);
+  Comm& stage_world = comms.replica ? *comms.replica : world;
+  gpt::GptModel model(stage_world, device, micro_scheme_of, *layout, micro, std::move(shards),
+                      shape.vocab, stage, master_dtype(config.dtype));
   ShardedOptimizer optimizer(device, model.parameters(), config.optimizer);
+  const std::vector<pipeline::StageAction> actions =
+      pipeline::stage_actions(config.options.schedule, mesh.stages, stage.stage, micro_batches);
+  const std::vector<std::string> gradient_names = [&] {
+    std::vector<std::string> names;
+    for (const std::string& name : parameter_names(shape)) names.push_back(gradient_name(name));
+    return names;
+  }();
 
   TrainResult result;
   result.config = config;
   result.world_size = world.size();
   result.padded_vocab = padded.vocab;
-  result.grid =
-      make_scheme(config.scheme, config.options)->describe_grid(world.size(), shape.block);
+  result.grid = training_grid(world.size(), config);
   result.tolerance = loss_tolerance(config.dtype, config.optimizer.kind);
   std::vector<std::uint64_t> loss_bits;
   CpuDevice host;
@@ -397,26 +505,28 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   device.allocations().reset_peak();
   for (std::int64_t step = 0; step < config.steps; ++step) {
     const Batch batch = synthetic_batch(shape, config.seed, step);
-    const Batch mine = replica_batch(batch, token0, replica_m);
+    const std::vector<pipeline::MicroBatch> mine =
+        micro_batches_of(batch, token0, replica_m, micro_batches);
     world.counters().reset();
     TraceScope traced(device.trace(), fmt::format("step {}", step), "step",
                       {{"series", "train"}, {"index", step}, {"timed", true}});
     const auto start = Clock::now();
-    const std::vector<double> losses =
-        model.forward_backward(mine.ids, mine.targets, static_cast<std::uint32_t>(step));
-    kept_by_step.push_back(model.kept_bytes());
-    // bf16 gradients widened to the masters' f32 before they are reduced, measured and
-    // clipped, as Megatron-LM's bf16 optimizer keeps them (its main_grad)
-    const TensorMap gradients = converted(device, model.gradients(), master_dtype(config.dtype));
+    const pipeline::StageStepRecord stage_step =
+        pipeline::run_stage_step(model, comms.pp.get(), device, config.dtype, actions, mine,
+                                 static_cast<std::uint32_t>(step));
+    kept_by_step.push_back(stage_step.kept_bytes);
+    // summed over the micro-batches in the masters' dtype (bf16: f32, as Megatron-LM's bf16
+    // optimizer keeps them, its main_grad) before they are reduced, measured and clipped
+    const TensorMap& gradients = model.gradients();
     if (mesh.replicas > 1) {
       reduce_over_replicas(*comms.dp, device, gradients, config.options.dp_buckets,
                            ReplicaReduction::mean);
     }
     StepRecord record;
+    // every element once: each rank counts the shards no lower rank holds
+    record.gradient_norm = global_gradient_norm(
+        world, device, gradients_counted_by(world.rank(), gradients, placements));
     if (config.clip > 0) {
-      // every element once: each rank counts the shards no lower rank holds
-      record.gradient_norm = global_gradient_norm(
-          world, device, gradients_counted_by(world.rank(), gradients, placements));
       scale_gradients(device, gradients, clip_coefficient(record.gradient_norm, config.clip));
     }
     optimizer.step(model.parameters(), gradients);
@@ -426,35 +536,40 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     times.data_as<double>()[1] = world.counters().total_seconds();
 
     record.step = step;
-    record.loss = mean_loss(world, model, losses, m, token0);
+    record.loss = mean_loss(world, model, m, token0, micro_m);
     world.all_reduce(times, ReduceOp::max);
     record.seconds = times.data_as<double>()[0];
     record.comm_seconds = times.data_as<double>()[1];
     record.tokens_per_second = static_cast<double>(m) / record.seconds;
+    // the gradient the optimizer applied, however the model was laid out
+    record.gradient_fingerprint = layout_fingerprint(
+        ShardHashes(world, device, gradients, gradient_names), gradient_names, mesh, shape);
     const ReferenceStep expected = reference.step(batch);
     record.reference_loss = expected.loss;
-    if (config.clip > 0) record.reference_gradient_norm = expected.gradient_norm;
+    record.reference_gradient_norm = expected.gradient_norm;
     record_step(record, result);
     loss_bits.push_back(std::bit_cast<std::uint64_t>(record.loss));
     if (on_step) on_step(result);
   }
   result.loss_hash = fnv1a(loss_bits);
   const verify::MemoryBreakdown memory =
-      training_memory(world, device, config, mesh, replica, model, optimizer, placements,
-                      *std::max_element(kept_by_step.begin(), kept_by_step.end()));
+      training_memory(world, device, config, mesh, micro, model, optimizer, placements,
+                      *std::max_element(kept_by_step.begin(), kept_by_step.end()),
+                      pipeline::most_in_flight(actions));
   // a step that kept other bytes than the first says more than the model's comparison would
   result.memory_differs = kept_changes(world, kept_by_step);
   if (result.memory_differs.empty()) {
     result.memory_differs = verify::first_difference_from_model(world, memory);
   }
   result.memory = verify::largest_over_ranks(world, memory);
-  result.replicas_differ = check_replicas(world, device, model.parameters(), placements, result);
+  result.replicas_differ =
+      check_replicas(world, device, model.parameters(), placements, mesh, shape, result);
   if (result.replicas_differ.empty() && !optimizer.masters().empty()) {
     // bf16's f32 masters are the training's state: their replicas must agree too (the same on
     // every rank: the comparison is over every rank's hashes)
     TrainResult masters;  // its hash and counts are not the run's
     const std::string differ =
-        check_replicas(world, device, optimizer.masters(), placements, masters);
+        check_replicas(world, device, optimizer.masters(), placements, mesh, shape, masters);
     if (!differ.empty()) result.replicas_differ = "the f32 master of " + differ;
   }
   if (padded.vocab > shape.vocab) {
@@ -478,7 +593,8 @@ nlohmann::json to_json(const TrainResult& r) {
                      {"reference_gradient_norm", s.reference_gradient_norm},
                      {"seconds", s.seconds},
                      {"comm_seconds", s.comm_seconds},
-                     {"tokens_per_second", s.tokens_per_second}});
+                     {"tokens_per_second", s.tokens_per_second},
+                     {"gradient_fingerprint", fmt::format("{:016x}", s.gradient_fingerprint)}});
   }
   const auto& c = r.config;
   nlohmann::json diverged = nullptr;
@@ -490,6 +606,9 @@ nlohmann::json to_json(const TrainResult& r) {
                       {"np", r.world_size},
                       {"dp", c.options.dp},
                       {"dp_buckets", name_in(kGradientBucketNames, c.options.dp_buckets)},
+                      {"pp", c.options.pp},
+                      {"micro_batches", c.options.micro_batches},
+                      {"schedule", schedule_name(c.options.schedule)},
                       {"regather", c.options.regather},
                       {"grid", r.grid},
                       {"dtype", std::string(dtype_name(c.dtype))},
@@ -523,6 +642,7 @@ nlohmann::json to_json(const TrainResult& r) {
                       {"replicas_identical", r.replicas_differ.empty()},
                       {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
                       {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
+                      {"parameter_fingerprint", fmt::format("{:016x}", r.parameter_fingerprint)},
                       {"pass", r.pass},
                       {"diverged", diverged},
                       {"steps_planned", c.steps},

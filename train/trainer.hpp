@@ -45,12 +45,16 @@ struct StepRecord {
   double loss = 0;                     ///< the parallel model's mean loss before this step's update
   double reference_loss = 0;           ///< the reference's, in f64
   double relative_difference = 0;      ///< |loss - reference| / |reference|
-  double gradient_norm = 0;            ///< the global gradient norm before clipping (with --clip)
-  double reference_gradient_norm = 0;  ///< the reference's (with --clip)
-  double norm_relative_difference = 0;  ///< |norm - reference| / |reference| (with --clip)
+  double gradient_norm = 0;            ///< the global gradient norm (before clipping, with --clip)
+  double reference_gradient_norm = 0;  ///< the reference's
+  double norm_relative_difference = 0;  ///< |norm - reference| / |reference|
   double seconds = 0;                   ///< forward, backward and update, on the slowest rank
   double comm_seconds = 0;       ///< of which inside collectives, on the rank that spent most there
   double tokens_per_second = 0;  ///< m / seconds
+  /// FNV-1a of the gradient the optimizer applied (summed over micro-batches and replicas,
+  /// clipped), over one replica's tensor-parallel ranks whatever the stages and replicas: two
+  /// runs of the same scheme on the same tensor-parallel ranks compare bit for bit by it.
+  std::uint64_t gradient_fingerprint = 0;
 };
 
 /// What a run found, complete on every rank.
@@ -62,13 +66,16 @@ struct TrainResult {
   std::vector<StepRecord> steps;       ///< one per step
   LossTolerance tolerance;             ///< loss_tolerance(dtype, optimizer)
   double max_relative_difference = 0;  ///< over every step (NaN when a loss was NaN)
-  /// Of the gradient norm against the reference's, over every step (with --clip).
+  /// Of the gradient norm against the reference's, over every step.
   double max_norm_relative_difference = 0;
-  int replicated_parameters = 0;       ///< parameters whose shards repeat on several ranks
-  std::string replicas_differ;         ///< empty, or the first parameter whose replicas differ
-  std::string padding_touched;         ///< empty, or where a padded id's parameter moved
-  std::uint64_t loss_hash = 0;         ///< FNV-1a of the bits of the loss curve
-  std::uint64_t parameter_hash = 0;    ///< FNV-1a of every rank's final parameter shards' hashes
+  int replicated_parameters = 0;     ///< parameters whose shards repeat on several ranks
+  std::string replicas_differ;       ///< empty, or the first parameter whose replicas differ
+  std::string padding_touched;       ///< empty, or where a padded id's parameter moved
+  std::uint64_t loss_hash = 0;       ///< FNV-1a of the bits of the loss curve
+  std::uint64_t parameter_hash = 0;  ///< FNV-1a of every rank's final parameter shards' hashes
+  /// The final parameters' fingerprint, as StepRecord::gradient_fingerprint's: the same for the
+  /// same bits on any number of stages and replicas.
+  std::uint64_t parameter_fingerprint = 0;
   std::optional<Divergence> diverged;  ///< where both curves diverged (divergence.hpp), if they did
   /// The rank's memory by kind after the last step, the largest of any rank: parameters,
   /// gradients and optimizer state beside what the placements and the optimizer's rule say
@@ -95,6 +102,9 @@ void validate_training(int world_size, const TrainConfig& config);
 /// rank holds (verify_bytes_per_rank), and the embedding, LM head, logits and their gradients,
 /// and with AdamW the two moments of every parameter.
 double training_bytes_per_rank(const TrainConfig& config);
+
+/// The training's grid: the scheme's on one stage ("dp=2 t=2"), after "pp=S x " with stages.
+std::string training_grid(int world_size, const TrainConfig& config);
 
 /// The vocabulary of a training's parallel model.
 struct VocabPadding {

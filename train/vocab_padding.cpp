@@ -38,6 +38,7 @@ std::string padding_problem(Comm& world, Device& device, const TensorMap& parame
   Tensor found = host.zeros({1}, DType::f64);  // 1 + the first rank with a non-zero padding
   std::string mine;
   for (const char* name : {"embedding", "w_head", "b_head"}) {
+    if (!parameters.contains(name)) continue;  // held by another pipeline stage
     const BlockRange& b =
         find_placement(placements, name).blocks[static_cast<std::size_t>(world.rank())];
     const Tensor& shard = parameters.at(name);

@@ -75,8 +75,8 @@ void print_header(const PlanRequest& r) {
   const auto& hw = r.hardware;
   fmt::print(
       "tplab model plan: which DP x TP x PP for this model on this cluster\n"
-      "  (a model: tplab runs the TP schemes; the 1F1B pipeline and data parallelism are only "
-      "modelled)\n");
+      "  (a model at this size; tplab runs each axis at small size: the TP schemes, data "
+      "parallelism and the 1F1B pipeline, with tplab train --dp --pp)\n");
   fmt::print(
       "  model     GPT: {} layers, h {}, {} heads, s {}, vocab {}: {:.2f} billion "
       "parameters\n",

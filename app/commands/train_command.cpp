@@ -106,7 +106,7 @@ constexpr std::array<EffectRule<train::TrainConfig>, 4> kTrainRules = {{
 
 /// The world size of the training: --np, or the scheme's default times D.
 int world_size(const TrainOptions& o) {
-  return o.np.value_or(o.scheme_options.dp * default_world_size(o.scheme));
+  return o.np.value_or(o.scheme_options.dp * o.scheme_options.pp * default_world_size(o.scheme));
 }
 
 train::TrainConfig make_config(const TrainOptions& o) {
@@ -189,8 +189,7 @@ std::string verdict(const train::TrainResult& r) {
     }
   }
   for (const train::StepRecord& s : r.steps) {
-    if (r.config.clip > 0 &&
-        !r.tolerance.norm_holds(s.gradient_norm, s.reference_gradient_norm, s.step)) {
+    if (!r.tolerance.norm_holds(s.gradient_norm, s.reference_gradient_norm, s.step)) {
       return fmt::format(
           "FAIL: the gradient norm is {:.6f} at step {}, where the reference's is {:.6f} ({:.2e} "
           "relative): an element counted more than once (a replicated tensor on each rank that "
@@ -235,17 +234,15 @@ void print_result(const train::TrainResult& r) {
       "loss against the reference: max relative difference {:.2e} over {} steps "
       "(tolerance {}, {}: {})\n",
       r.max_relative_difference, r.steps.size(), r.tolerance.text(), dtype, r.tolerance.basis);
-  if (r.config.clip > 0) {
-    fmt::print(
-        "gradient norm against the reference's: max relative difference {:.2e} (tolerance "
-        "{}; each rank counts the shards no lower rank holds)\n",
-        r.max_norm_relative_difference,
-        r.tolerance.norm_after_first
-            ? r.tolerance.text()
-            : fmt::format("{:.0e} at step 0, where both models hold the same parameters; after "
-                          "it printed, not judged: {} trajectories part",
-                          r.tolerance.first_rtol, dtype));
-  }
+  fmt::print(
+      "gradient norm against the reference's: max relative difference {:.2e} (tolerance "
+      "{}; each rank counts the shards no lower rank holds)\n",
+      r.max_norm_relative_difference,
+      r.tolerance.norm_after_first
+          ? r.tolerance.text()
+          : fmt::format("{:.0e} at step 0, where both models hold the same parameters; after "
+                        "it printed, not judged: {} trajectories part",
+                        r.tolerance.first_rtol, dtype));
   if (r.padded_vocab > r.config.shape.vocab) {
     if (r.padding_touched.empty()) {
       fmt::print(
@@ -284,18 +281,26 @@ std::string optimizer_summary(const train::TrainConfig& config) {
   return text;
 }
 
+/// " | 4 micro-batches, 1f1b over 2 stages": the tail of the header, with micro-batches.
+std::string describe_pipeline(const SchemeOptions& options) {
+  if (options.micro_batches == 1 && options.pp == 1) return {};
+  if (options.pp == 1) {
+    return fmt::format(" | {} micro-batches, one after another", options.micro_batches);
+  }
+  return fmt::format(" | {} micro-batches, {} over {} stages", options.micro_batches,
+                     schedule_name(options.schedule), options.pp);
+}
+
 void print_header(const train::TrainConfig& config, const World& w) {
-  fmt::print(
-      "train {} | np={} ({}) | {} | {} | {} seed={} | {} steps{}{}\n", config.scheme, w.comm.size(),
-      make_scheme(config.scheme, config.options)->describe_grid(w.comm.size(), config.shape.block),
-      dtype_name(config.dtype), gpt::to_string(config.shape), optimizer_summary(config),
-      config.seed, config.steps,
-      config.logit_offset == 0
-          ? std::string()
-          : fmt::format(" | every logit offset by {:g} (exp overflows {} past {:.1f})",
-                        config.logit_offset, dtype_name(config.dtype),
-                        verify::exp_overflow_point(config.dtype)),
-      describe_block_training(config.options.training));
+  fmt::print("train {} | np={} ({}) | {} | {} | {} seed={} | {} steps{}{}{}\n", config.scheme,
+             w.comm.size(), train::training_grid(w.comm.size(), config), dtype_name(config.dtype),
+             gpt::to_string(config.shape), optimizer_summary(config), config.seed, config.steps,
+             config.logit_offset == 0
+                 ? std::string()
+                 : fmt::format(" | every logit offset by {:g} (exp overflows {} past {:.1f})",
+                               config.logit_offset, dtype_name(config.dtype),
+                               verify::exp_overflow_point(config.dtype)),
+             describe_block_training(config.options.training), describe_pipeline(config.options));
   const train::VocabPadding vocab = train::training_vocab_padding(w.comm.size(), config);
   if (vocab.padded > config.shape.vocab) {
     fmt::print(
@@ -311,9 +316,8 @@ void print_header(const train::TrainConfig& config, const World& w) {
                                            : std::string("cuBLAS (f32 accumulation)"));
   }
   fmt::print("ranks on {}\n", w.hosts.summary());
-  fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6}{}\n", "step", "loss", "reference",
-             "rel diff", "tokens/s", "comm",
-             config.clip > 0 ? fmt::format(" {:>12} {:>12}", "grad norm", "reference") : "");
+  fmt::print("  {:>5} {:>14} {:>14} {:>10} {:>10} {:>6} {:>12} {:>12}\n", "step", "loss",
+             "reference", "rel diff", "tokens/s", "comm", "grad norm", "reference");
   std::fflush(stdout);
 }
 
@@ -326,12 +330,10 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
       train::run_training(w.comm, w.device, config, [&](const train::TrainResult& so_far) {
         if (rank != 0) return;
         const train::StepRecord& s = so_far.steps.back();
-        fmt::print("  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}%{}\n", s.step,
-                   s.loss, s.reference_loss, s.relative_difference, s.tokens_per_second,
-                   100 * s.comm_seconds / s.seconds,
-                   config.clip > 0 ? fmt::format(" {:>12.6f} {:>12.6f}", s.gradient_norm,
-                                                 s.reference_gradient_norm)
-                                   : "");
+        fmt::print(
+            "  {:>5} {:>14.10f} {:>14.10f} {:>10.2e} {:>10.0f} {:>5.0f}% {:>12.6f} {:>12.6f}\n",
+            s.step, s.loss, s.reference_loss, s.relative_difference, s.tokens_per_second,
+            100 * s.comm_seconds / s.seconds, s.gradient_norm, s.reference_gradient_norm);
         std::fflush(stdout);
         w.keep_progress([&] { return nlohmann::json::array({train::to_json(so_far)}); });
       });
@@ -444,7 +446,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "Train a tiny GPT on one scheme for K steps beside the single-device reference.\n"
       "Launches mpiexec itself; under mpiexec it trains on that world.");
   add_scheme_option(*cmd, o->scheme);
-  add_np_option(*cmd, o->np, default_world_sizes_help() + ", times D with --dp D");
+  add_np_option(*cmd, o->np, default_world_sizes_help() + ", times D x S with --dp D --pp S");
   cmd->add_option("--steps", o->steps, "optimizer steps K")
       ->check(positive_count_check())
       ->capture_default_str();
@@ -472,6 +474,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   add_scheme_build_options(*cmd, o->scheme_options);
   add_overlap_option(*cmd, o->overlap, "train takes on or off");
   add_mesh_options(*cmd, o->scheme_options);
+  add_pipeline_options(*cmd, o->scheme_options);
   add_block_training_options(*cmd, o->scheme_options.training);
   add_trace_option(*cmd, o->trace, "every rank's timeline (operations, collectives, steps)");
   add_launch_options(*cmd, o->launch, "every step and the verdict");

@@ -1,5 +1,6 @@
 /// @file
-/// The mesh around the scheme: --dp and --dp-buckets, declared once here for every command that
+/// The mesh around the scheme: --dp and --dp-buckets, and the pipeline's --pp, --micro-batches
+/// and --schedule, declared once here for every command that
 /// runs or models replicas, stored straight into the library's SchemeOptions.
 #pragma once
 
@@ -14,6 +15,10 @@ namespace tplab::app {
 /// Adds --dp D (SchemeOptions::dp) and --dp-buckets (SchemeOptions::dp_buckets). --dp takes a
 /// whole number of at least 1; anything else is refused by the parser, before anything launches.
 void add_mesh_options(CLI::App& command, SchemeOptions& options);
+
+/// Adds --pp S (SchemeOptions::pp), --micro-batches M (SchemeOptions::micro_batches) and
+/// --schedule (SchemeOptions::schedule), for the commands that run or model a pipelined GPT.
+void add_pipeline_options(CLI::App& command, SchemeOptions& options);
 
 /// The global block of a run: `given` (--shape) as it is, or the command's default for one
 /// replica, `replica_default`, with its batch D times as large, so that --dp D runs every

@@ -9,7 +9,7 @@ bool drops(const PlannedRun& run) {
   return run.block && run.options.training.dropout.p > 0;
 }
 
-constexpr std::array<EffectRule<PlannedRun>, 7> kSharedRules = {{
+constexpr std::array<EffectRule<PlannedRun>, 8> kSharedRules = {{
     {"--depth", [](const PlannedRun& r) { return r.scheme == "2.5d"; },
      "it sets 2.5D's depth, and no run here is 2.5d (--scheme 2.5d)"},
     {"--regather", [](const PlannedRun& r) { return r.scheme == "3d"; },
@@ -17,6 +17,9 @@ constexpr std::array<EffectRule<PlannedRun>, 7> kSharedRules = {{
     {"--dp-buckets", [](const PlannedRun& r) { return r.options.dp > 1; },
      "it says how data-parallel replicas reduce their gradients, and every run here is one "
      "replica (add --dp D with D > 1)"},
+    {"--schedule", [](const PlannedRun& r) { return r.options.pp > 1; },
+     "it orders the micro-batches of a pipeline's stages, and every run here is one stage (add "
+     "--pp S with S > 1)"},
     {"--dropout", [](const PlannedRun& r) { return r.block; },
      "the exact check runs the linear pair Y = (X W1 + b1) W2 + b2, which drops nothing; drop "
      "without --exact"},

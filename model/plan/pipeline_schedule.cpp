@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "pipeline/stage_actions.hpp"
+
 namespace tplab::model::plan {
 
 double bubble_fraction(int stages, std::int64_t micro_batches) {
@@ -15,7 +17,11 @@ double pipeline_time_s(double stage_s, int stages, std::int64_t micro_batches) {
 }
 
 std::int64_t micro_batches_in_flight(int stage, int stages, std::int64_t micro_batches) {
-  return std::min<std::int64_t>(stages - stage, micro_batches);
+  // the actions of min(p, m) micro-batches already reach the most in flight: no need to list
+  // the thousands of a large global batch
+  const int listed = static_cast<int>(std::min<std::int64_t>(stages, micro_batches));
+  return pipeline::most_in_flight(
+      pipeline::stage_actions(PipelineSchedule::one_f_one_b, stages, stage, listed));
 }
 
 std::int64_t stage_boundary_elements(std::int64_t micro_batch_tokens, std::int64_t hidden, int tp) {

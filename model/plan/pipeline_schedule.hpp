@@ -1,7 +1,8 @@
 /// @file
 /// The 1F1B pipeline schedule as a model (Narayanan et al. 2021, "Efficient Large-Scale Language
-/// Model Training on GPU Clusters Using Megatron-LM", section 2.2.1). tplab runs no pipelines:
-/// these formulas are the model's, not something verify checks.
+/// Model Training on GPU Clusters Using Megatron-LM", section 2.2.1). `tplab train --pp` runs the
+/// same schedule at small size (pipeline/stage_actions.hpp), and what a stage keeps in flight
+/// here is read from its action list, the one the runs execute and measure.
 ///
 /// A step of m micro-batches over p stages, each stage taking t_f + t_b per micro-batch:
 ///
@@ -28,7 +29,8 @@ double pipeline_time_s(double stage_s, int stages, std::int64_t micro_batches);
 
 /// Micro-batches whose activations stage `stage` (0 first) keeps at once under 1F1B: the
 /// warm-up runs p - stage forwards before the first backward frees one, so min(p - stage, m).
-/// Stage 0 keeps the most, p; the last stage one.
+/// Stage 0 keeps the most, p; the last stage one. Read from the stage's 1F1B actions
+/// (pipeline::most_in_flight), as `tplab train --pp` measures it.
 std::int64_t micro_batches_in_flight(int stage, int stages, std::int64_t micro_batches);
 
 /// Elements one device sends to the next stage per micro-batch, forward (the same comes back as

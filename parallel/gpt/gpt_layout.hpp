@@ -50,7 +50,9 @@ class GptLayout {
   virtual std::int64_t vocab_parts(int world_size, const GptShape& shape) const = 0;
   /// Where "embedding", "lnf_gamma", "lnf_beta", "w_head", "b_head" and "logits" live.
   virtual std::vector<TensorPlacement> placements(int world_size, const GptShape& shape) const = 0;
-  /// This rank's parts from its shards of the model parameters. Collective over `world`.
+  /// This rank's parts from its shards of the model parameters: the embedding where they hold
+  /// "embedding", the final LayerNorm, the head and the loss where they hold "w_head" (a
+  /// pipeline stage holds some of them or none). Collective over `world`.
   virtual GptParts make_parts(Comm& world, Device& device, const GptShape& shape,
                               const TensorMap& parameters) const = 0;
 };

@@ -100,25 +100,30 @@ GptParts GptLayout1D::make_parts(Comm& world, Device& device, const GptShape& sh
   Comm& tp = *grid->tp;
   const std::int64_t m = shape.block.tokens(), h = shape.block.h;
   const std::int64_t ids = shape.vocab / tp.size();
-  GptParts parts;
-  if (sequence_parallel_) {
-    const std::int64_t rows = m / tp.size();
-    parts.embedding = std::make_unique<VocabParallelEmbedding>(
-        device, tp, VocabParallelEmbedding::Combine::reduce_scatter, p.at("embedding"),
-        tp.rank() * ids, 0, m, BlockRange{tp.rank() * rows, rows, 0, h}, shape.block.s, h);
-  } else {
-    parts.embedding = std::make_unique<VocabParallelEmbedding>(
-        device, tp, VocabParallelEmbedding::Combine::all_reduce, p.at("embedding"), tp.rank() * ids,
-        0, m, BlockRange{0, m, 0, h}, shape.block.s, h);
+  GptParts parts;  // those whose parameters this rank holds (GptLayout::make_parts)
+  if (p.contains("embedding")) {
+    if (sequence_parallel_) {
+      const std::int64_t rows = m / tp.size();
+      parts.embedding = std::make_unique<VocabParallelEmbedding>(
+          device, tp, VocabParallelEmbedding::Combine::reduce_scatter, p.at("embedding"),
+          tp.rank() * ids, 0, m, BlockRange{tp.rank() * rows, rows, 0, h}, shape.block.s, h);
+    } else {
+      parts.embedding = std::make_unique<VocabParallelEmbedding>(
+          device, tp, VocabParallelEmbedding::Combine::all_reduce, p.at("embedding"),
+          tp.rank() * ids, 0, m, BlockRange{0, m, 0, h}, shape.block.s, h);
+    }
   }
-  // Sequence parallelism: each rank sums its tokens' share of dgamma, dbeta; the replica group
-  // (tp) completes the sums.
-  parts.final_norm = std::make_unique<LayerNorm>(
-      device, nullptr, sequence_parallel_ ? &tp : nullptr, h, p.at("lnf_gamma"), p.at("lnf_beta"));
-  parts.head =
-      std::make_unique<Head1D>(device, tp, p.at("w_head"), p.at("b_head"), sequence_parallel_);
-  parts.loss = std::make_unique<VocabParallelCrossEntropy>(
-      device, tp, BlockRange{0, m, tp.rank() * ids, ids}, m);
+  if (p.contains("w_head")) {
+    // Sequence parallelism: each rank sums its tokens' share of dgamma, dbeta; the replica group
+    // (tp) completes the sums.
+    parts.final_norm =
+        std::make_unique<LayerNorm>(device, nullptr, sequence_parallel_ ? &tp : nullptr, h,
+                                    p.at("lnf_gamma"), p.at("lnf_beta"));
+    parts.head =
+        std::make_unique<Head1D>(device, tp, p.at("w_head"), p.at("b_head"), sequence_parallel_);
+    parts.loss = std::make_unique<VocabParallelCrossEntropy>(
+        device, tp, BlockRange{0, m, tp.rank() * ids, ids}, m);
+  }
   parts.grid = std::move(grid);
   return parts;
 }

@@ -95,20 +95,25 @@ GptParts GptLayout3D::make_parts(Comm& world, Device& device, const GptShape& sh
                      k = grid->coordinates.k;
   const std::int64_t m = shape.block.tokens(), h = shape.block.h;
   const std::int64_t rows = m / (q * q);
-  GptParts parts;
-  parts.embedding = std::make_unique<VocabParallelEmbedding>(
-      device, *grid->input_weight, VocabParallelEmbedding::Combine::reduce_scatter,
-      p.at("embedding"), (j * q + i) * (shape.vocab / (q * q)), 0, m,
-      BlockRange{(j * q + i) * rows, rows, k * (h / q), h / q}, shape.block.s, h);
-  parts.final_norm = std::make_unique<LayerNorm>(
-      device, grid->output.get(), grid->input_weight.get(), h, p.at("lnf_gamma"), p.at("lnf_beta"));
-  // blocking (no overlap): the head's products need their gathers at once, and nothing
-  // else is left to compute beside them
-  parts.head = std::make_unique<Head3D>(device, *grid, p.at("w_head"), p.at("b_head"),
-                                        ExecutionPolicy{.regather = regather_});
-  const std::int64_t ids = shape.vocab / q;
-  parts.loss = std::make_unique<VocabParallelCrossEntropy>(
-      device, *grid->input, BlockRange{(j * q + k) * rows, rows, i * ids, ids}, m);
+  GptParts parts;  // those whose parameters this rank holds (GptLayout::make_parts)
+  if (p.contains("embedding")) {
+    parts.embedding = std::make_unique<VocabParallelEmbedding>(
+        device, *grid->input_weight, VocabParallelEmbedding::Combine::reduce_scatter,
+        p.at("embedding"), (j * q + i) * (shape.vocab / (q * q)), 0, m,
+        BlockRange{(j * q + i) * rows, rows, k * (h / q), h / q}, shape.block.s, h);
+  }
+  if (p.contains("w_head")) {
+    parts.final_norm =
+        std::make_unique<LayerNorm>(device, grid->output.get(), grid->input_weight.get(), h,
+                                    p.at("lnf_gamma"), p.at("lnf_beta"));
+    // blocking (no overlap): the head's products need their gathers at once, and nothing
+    // else is left to compute beside them
+    parts.head = std::make_unique<Head3D>(device, *grid, p.at("w_head"), p.at("b_head"),
+                                          ExecutionPolicy{.regather = regather_});
+    const std::int64_t ids = shape.vocab / q;
+    parts.loss = std::make_unique<VocabParallelCrossEntropy>(
+        device, *grid->input, BlockRange{(j * q + k) * rows, rows, i * ids, ids}, m);
+  }
   parts.grid = std::move(grid);
   return parts;
 }

@@ -94,16 +94,20 @@ GptParts GptLayoutMesh::make_parts(Comm& world, Device& device, const GptShape& 
   const std::int64_t m = shape.block.tokens(), h = shape.block.h;
   const std::int64_t layer_tokens = m / d, rows = layer_tokens / q, ids = shape.vocab / q;
   const std::int64_t first_row = k * layer_tokens + i * rows;
-  GptParts parts;
-  parts.embedding = std::make_unique<VocabParallelEmbedding>(
-      device, *layer.column, VocabParallelEmbedding::Combine::reduce_scatter, p.at("embedding"),
-      i * ids, k * layer_tokens, layer_tokens, BlockRange{first_row, rows, j * (h / q), h / q},
-      shape.block.s, h);
-  parts.final_norm = std::make_unique<LayerNorm>(device, layer.row.get(), layer.column.get(), h,
-                                                 p.at("lnf_gamma"), p.at("lnf_beta"));
-  parts.head = std::make_unique<Head2D>(device, layer, p.at("w_head"), p.at("b_head"));
-  parts.loss = std::make_unique<VocabParallelCrossEntropy>(
-      device, *layer.row, BlockRange{first_row, rows, j * ids, ids}, m);
+  GptParts parts;  // those whose parameters this rank holds (GptLayout::make_parts)
+  if (p.contains("embedding")) {
+    parts.embedding = std::make_unique<VocabParallelEmbedding>(
+        device, *layer.column, VocabParallelEmbedding::Combine::reduce_scatter, p.at("embedding"),
+        i * ids, k * layer_tokens, layer_tokens, BlockRange{first_row, rows, j * (h / q), h / q},
+        shape.block.s, h);
+  }
+  if (p.contains("w_head")) {
+    parts.final_norm = std::make_unique<LayerNorm>(device, layer.row.get(), layer.column.get(), h,
+                                                   p.at("lnf_gamma"), p.at("lnf_beta"));
+    parts.head = std::make_unique<Head2D>(device, layer, p.at("w_head"), p.at("b_head"));
+    parts.loss = std::make_unique<VocabParallelCrossEntropy>(
+        device, *layer.row, BlockRange{first_row, rows, j * ids, ids}, m);
+  }
   if (d > 1) parts.gradient_group = mesh->depth.get();
   parts.grid = std::move(mesh);
   return parts;

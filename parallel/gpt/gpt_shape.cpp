@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
 namespace tplab::gpt {
 
 std::string to_string(const GptShape& shape) {
@@ -37,6 +39,13 @@ Extents gpt_extents(std::string_view tensor, const GptShape& shape) {
   if (tensor == "b_head") return {v};
   if (tensor == "logits") return {shape.block.tokens(), v};
   return global_extents(tensor, shape.block);
+}
+
+int stage_holding(std::string_view name, const GptShape& shape, int stages) {
+  if (name == "embedding") return 0;
+  if (!name.starts_with("layer")) return stages - 1;  // the final LayerNorm and the head
+  const std::int64_t layer = std::stoll(std::string(name.substr(5, name.find('.') - 5)));
+  return static_cast<int>(layer / (shape.layers / stages));
 }
 
 std::string layer_parameter(std::string_view parameter, std::int64_t layer) {

@@ -19,6 +19,26 @@ struct GptShape {
   std::int64_t layers = 0;  ///< L: number of blocks
 };
 
+/// Which part of the GPT one pipeline stage s of S holds: blocks [s L/S, (s+1) L/S), the
+/// embedding on the first stage, the final LayerNorm, the LM head and the loss on the last.
+/// The whole model is the one stage of one.
+struct GptStage {
+  int stage = 0;   ///< s, from 0
+  int stages = 1;  ///< S, which divides L
+  /// Holds the embedding: takes token ids.
+  bool first() const { return stage == 0; }
+  /// Holds the final LayerNorm, the head and the loss: ends in the loss.
+  bool last() const { return stage == stages - 1; }
+  /// The global index of its first block.
+  std::int64_t first_layer(const GptShape& shape) const { return stage * layers(shape); }
+  /// How many blocks it holds: L/S.
+  std::int64_t layers(const GptShape& shape) const { return shape.layers / stages; }
+};
+
+/// The stage of `stages` that holds the model parameter `name` ("embedding": the first;
+/// "lnf_gamma", "w_head", ...: the last; "layer5.wq": the one that holds block 5).
+int stage_holding(std::string_view name, const GptShape& shape, int stages);
+
 /// "b=4 s=16 h=32 heads=4 V=64 L=2".
 std::string to_string(const GptShape& shape);
 

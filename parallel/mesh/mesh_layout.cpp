@@ -10,23 +10,34 @@ namespace tplab {
 
 std::vector<int> MeshLayout::replica_ranks(int w) const {
   std::vector<int> ranks;
-  const int first = replica_of(w) * scheme_ranks;
+  const int first = w / scheme_ranks * scheme_ranks;
   for (int s = 0; s < scheme_ranks; ++s) ranks.push_back(first + s);
   return ranks;
 }
 
 std::vector<int> MeshLayout::dp_ranks(int w) const {
   std::vector<int> ranks;
-  for (int r = 0; r < replicas; ++r) ranks.push_back(r * scheme_ranks + scheme_rank_of(w));
+  const int within = w % (stages * scheme_ranks);  // the stage and the scheme rank
+  for (int r = 0; r < replicas; ++r) ranks.push_back(r * stages * scheme_ranks + within);
+  return ranks;
+}
+
+std::vector<int> MeshLayout::pp_ranks(int w) const {
+  std::vector<int> ranks;
+  const int first = replica_of(w) * stages * scheme_ranks + scheme_rank_of(w);
+  for (int s = 0; s < stages; ++s) ranks.push_back(first + s * scheme_ranks);
   return ranks;
 }
 
 MeshLayout mesh_of(const SchemeOptions& options, int world_size) {
-  return {.replicas = options.dp, .scheme_ranks = world_size / options.dp};
+  return {.replicas = options.dp,
+          .scheme_ranks = world_size / (options.dp * options.pp),
+          .stages = options.pp};
 }
 
 SchemeOptions replica_options(SchemeOptions options) {
   options.dp = 1;
+  options.pp = 1;
   return options;
 }
 
@@ -38,20 +49,27 @@ SchemeOptions replica_options_of_rank(const SchemeOptions& options, const MeshLa
 }
 
 std::string describe_mesh(const MeshLayout& mesh, const std::string& scheme_grid) {
-  return fmt::format("dp={} x {} (world rank = replica x {} + scheme rank)", mesh.replicas,
-                     scheme_grid, mesh.scheme_ranks);
+  if (mesh.stages == 1) {
+    return fmt::format("dp={} x {} (world rank = replica x {} + scheme rank)", mesh.replicas,
+                       scheme_grid, mesh.scheme_ranks);
+  }
+  return fmt::format("dp={} x pp={} x {} (world rank = (replica x {} + stage) x {} + scheme rank)",
+                     mesh.replicas, mesh.stages, scheme_grid, mesh.stages, mesh.scheme_ranks);
 }
 
 MeshComms split_mesh(Comm& world, const MeshLayout& mesh) {
   check(world.size() == mesh.world_size(),
-        fmt::format("a mesh of {} x {} ranks on a world of {}", mesh.replicas, mesh.scheme_ranks,
-                    world.size()));
+        fmt::format("a mesh of {} x {} x {} ranks on a world of {}", mesh.replicas, mesh.stages,
+                    mesh.scheme_ranks, world.size()));
   const int w = world.rank();
+  const int stage = mesh.stage_of(w), replica = mesh.replica_of(w), tp = mesh.scheme_rank_of(w);
   MeshComms comms;
-  // Colour: the coordinate that stays fixed across the group; key: the one that varies.
-  comms.replica = world.split(mesh.replica_of(w), mesh.scheme_rank_of(w), "replica");
-  comms.dp =
-      world.split(mesh.scheme_rank_of(w), mesh.replica_of(w), std::string(kDataParallelGroup));
+  // Colour: the coordinates that stay fixed across the group; key: the one that varies.
+  comms.replica = world.split(replica * mesh.stages + stage, tp, "replica");
+  comms.dp = world.split(stage * mesh.scheme_ranks + tp, replica, std::string(kDataParallelGroup));
+  if (mesh.stages > 1) {
+    comms.pp = world.split(replica * mesh.scheme_ranks + tp, stage, std::string(kPipelineGroup));
+  }
   return comms;
 }
 
@@ -78,9 +96,10 @@ bool is_activation(std::string_view tensor) {
   return false;
 }
 
-std::vector<TensorPlacement> mesh_placements(const std::vector<TensorPlacement>& replica_placements,
-                                             const MeshLayout& mesh, std::int64_t replica_tokens) {
-  if (mesh.replicas == 1) return replica_placements;
+std::vector<TensorPlacement> mesh_placements(
+    const std::vector<TensorPlacement>& replica_placements, const MeshLayout& mesh,
+    std::int64_t replica_tokens, const std::function<int(std::string_view)>& holding_stage) {
+  if (mesh.replicas == 1 && mesh.stages == 1) return replica_placements;
   std::vector<TensorPlacement> out;
   for (const TensorPlacement& inner : replica_placements) {
     check(inner.blocks.size() == static_cast<std::size_t>(mesh.scheme_ranks),
@@ -94,9 +113,12 @@ std::vector<TensorPlacement> mesh_placements(const std::vector<TensorPlacement>&
     } else {
       p.rule = fmt::format("{}, Replicate over dp", inner.rule);
     }
+    const int stage = holding_stage ? holding_stage(inner.tensor) : -1;
+    if (stage >= 0 && mesh.stages > 1) p.rule += fmt::format(", on stage {} of pp", stage);
     for (int w = 0; w < mesh.world_size(); ++w) {
       BlockRange b = inner.blocks[static_cast<std::size_t>(mesh.scheme_rank_of(w))];
       if (split) b.row0 += mesh.replica_of(w) * replica_tokens;
+      if (stage >= 0 && mesh.stage_of(w) != stage) b = BlockRange{};  // not held here
       p.blocks.push_back(b);
     }
     out.push_back(std::move(p));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,37 +16,48 @@
 
 namespace tplab {
 
-/// The world of D x P ranks as a mesh with two named axes: `dp` outermost, then the scheme's
-/// own P ranks. The order is Megatron's: the ranks of one replica (one tensor-parallel group)
-/// are consecutive, so
+/// The world of D x S x P ranks as a mesh with three named axes: `dp` outermost, then `pp` (the
+/// pipeline's S stages), then the scheme's own P ranks (tp). The order is Megatron's and the
+/// planner's tp-pp-dp: the ranks of one tensor-parallel group are consecutive, then the stages
+/// of one replica, so
 ///
-///     world rank = replica x P + scheme rank,
+///     world rank = (replica x S + stage) x P + scheme rank,
 ///
-/// and a replica stays inside a node whenever the ranks per node are a multiple of P. Replica r
-/// takes sequences [r b/D, (r+1) b/D) of the global batch: tokens [r m/D, (r+1) m/D).
+/// and a tensor-parallel group stays inside a node whenever the ranks per node are a multiple of
+/// P. Replica r takes sequences [r b/D, (r+1) b/D) of the global batch: tokens
+/// [r m/D, (r+1) m/D). Without a pipeline (S = 1) this is replica x P + scheme rank.
 struct MeshLayout {
   int replicas = 1;      ///< D, the size of every DP group
-  int scheme_ranks = 1;  ///< P, the ranks of one replica (its scheme's world)
+  int scheme_ranks = 1;  ///< P, the ranks of one stage of one replica (its scheme's world)
+  int stages = 1;        ///< S, the pipeline's stages: the size of every PP group
 
-  /// D x P.
-  int world_size() const { return replicas * scheme_ranks; }
+  /// D x S x P.
+  int world_size() const { return replicas * stages * scheme_ranks; }
   /// Which replica world rank `w` belongs to: its coordinate along dp.
-  int replica_of(int w) const { return w / scheme_ranks; }
-  /// Its rank inside its replica: the rank the scheme sees.
+  int replica_of(int w) const { return w / (stages * scheme_ranks); }
+  /// Which pipeline stage `w` runs: its coordinate along pp.
+  int stage_of(int w) const { return (w / scheme_ranks) % stages; }
+  /// Its rank inside its tensor-parallel group: the rank the scheme sees.
   int scheme_rank_of(int w) const { return w % scheme_ranks; }
-  /// The world ranks of w's replica (its tensor-parallel group), in scheme-rank order.
+  /// The world ranks of w's tensor-parallel group (one stage of one replica), in scheme-rank
+  /// order.
   std::vector<int> replica_ranks(int w) const;
-  /// The world ranks of w's DP group: the same scheme rank in every replica, in replica order.
+  /// The world ranks of w's DP group: the same stage and scheme rank in every replica, in
+  /// replica order.
   std::vector<int> dp_ranks(int w) const;
+  /// The world ranks of w's PP group: the same replica and scheme rank at every stage, in stage
+  /// order.
+  std::vector<int> pp_ranks(int w) const;
 };
 
-/// The mesh a run of `options` forms on `world_size` ranks: options.dp replicas of
-/// world_size / options.dp ranks each. Every part of tplab that meets data parallelism (the
-/// block's DataParallelScheme, the trainer's GPT, the cost model, placements) asks it here.
+/// The mesh a run of `options` forms on `world_size` ranks: options.dp replicas of options.pp
+/// stages of world_size / (options.dp x options.pp) ranks each. Every part of tplab that meets
+/// data or pipeline parallelism (the block's DataParallelScheme, the trainer's GPT, the cost
+/// model, placements) asks it here.
 MeshLayout mesh_of(const SchemeOptions& options, int world_size);
 
-/// The options every replica of a run of `options` runs its scheme with: the same, on one
-/// replica (dp = 1): the replica never sees dp.
+/// The options every tensor-parallel group of a run of `options` runs its scheme with: the
+/// same, on one replica of one stage (dp = 1, pp = 1): the scheme never sees dp or pp.
 SchemeOptions replica_options(SchemeOptions options);
 
 /// The options of the replica world rank `world_rank` belongs to on `mesh`, for a global block
@@ -54,23 +66,31 @@ SchemeOptions replica_options(SchemeOptions options);
 SchemeOptions replica_options_of_rank(const SchemeOptions& options, const MeshLayout& mesh,
                                       int world_rank, const BlockShape& global);
 
-/// "dp=2 x t=2 (world rank = replica x 2 + scheme rank)": the mesh in one line.
+/// "dp=2 x t=2 (world rank = replica x 2 + scheme rank)", with stages "dp=2 x pp=2 x t=2 (world
+/// rank = (replica x 2 + stage) x 2 + scheme rank)": the mesh in one line.
 std::string describe_mesh(const MeshLayout& mesh, const std::string& scheme_grid);
 
 /// The name of the data-parallel groups, as the counters and the cost model file their calls.
 inline constexpr std::string_view kDataParallelGroup = "dp";
 
-/// The two communicators one rank needs on the mesh.
+/// The name of the pipeline groups, as the counters and the cost model file their transfers.
+inline constexpr std::string_view kPipelineGroup = "pp";
+
+/// The communicators one rank needs on the mesh.
 struct MeshComms {
-  /// The rank's replica, as the group "replica": the world the scheme's grid splits its own
-  /// groups from. Nothing is reduced on it directly.
+  /// The rank's tensor-parallel group (one stage of one replica), as the group "replica": the
+  /// world the scheme's grid splits its own groups from. Nothing is reduced on it directly.
   std::unique_ptr<Comm> replica;
   /// The ranks that hold the same shards in every replica, as the group "dp".
   std::unique_ptr<Comm> dp;
+  /// The ranks of the rank's replica with its scheme rank, one per stage in stage order, as the
+  /// group "pp": activations and their gradients pass between neighbours on it. Null without a
+  /// pipeline.
+  std::unique_ptr<Comm> pp;
 };
 
-/// Splits `world` (of mesh.world_size() ranks) into the rank's replica and DP group, each with
-/// one Comm::split whose colour is the coordinate that stays fixed. Collective over `world`.
+/// Splits `world` (of mesh.world_size() ranks) into the rank's groups, each with one
+/// Comm::split whose colour is the coordinates that stay fixed. Collective over `world`.
 MeshComms split_mesh(Comm& world, const MeshLayout& mesh);
 
 /// One replica's block: b/D of the global batch's sequences, the rest as `global`.
@@ -82,11 +102,15 @@ std::string batch_split_problem(const BlockShape& global, int replicas);
 /// True for the tensors split by tokens across replicas: x, y and their gradients dx, dy.
 bool is_activation(std::string_view tensor);
 
-/// Where every tensor lives on the mesh's world, from where it lives on one replica
+/// Where every tensor lives on the mesh's world, from where it lives on one replica's stage
 /// (`replica_placements`, for P ranks): an activation (is_activation) holds the replica's rows
 /// shifted by replica x `replica_tokens`, over the global tokens; any other tensor (a parameter,
-/// a gradient) is the same block in every replica. With one replica, `replica_placements`.
-std::vector<TensorPlacement> mesh_placements(const std::vector<TensorPlacement>& replica_placements,
-                                             const MeshLayout& mesh, std::int64_t replica_tokens);
+/// a gradient) is the same block in every replica. With stages, `holding_stage` names the stage
+/// that holds each tensor, and the ranks of the other stages hold an empty block of it (null:
+/// every stage holds every tensor). With one replica and one stage, `replica_placements`.
+std::vector<TensorPlacement> mesh_placements(
+    const std::vector<TensorPlacement>& replica_placements, const MeshLayout& mesh,
+    std::int64_t replica_tokens,
+    const std::function<int(std::string_view)>& holding_stage = nullptr);
 
 }  // namespace tplab

@@ -14,6 +14,7 @@
 #include "scheme/block_training.hpp"
 #include "scheme/execution_policy.hpp"
 #include "scheme/parallel_module.hpp"
+#include "scheme/pipeline_schedule.hpp"
 #include "scheme/placement.hpp"
 
 namespace tplab {
@@ -47,6 +48,16 @@ struct SchemeOptions {
   int dp = 1;
   /// How the DP reduction gathers the gradients (with dp > 1).
   GradientBuckets dp_buckets = GradientBuckets::flat;
+  /// S: pipeline stages, each holding L/S of the GPT's blocks on its own ranks, activations and
+  /// their gradients passed between neighbours (pipeline/). 1: no pipeline. Only a GPT is split
+  /// into stages; a block alone never is.
+  int pp = 1;
+  /// M: micro-batches each replica's b/D sequences are cut into, run one after another (or
+  /// through the pipeline's stages as `schedule` orders them), their gradients accumulated in
+  /// micro-batch order. 1: the whole slice at once.
+  int micro_batches = 1;
+  /// The order of the micro-batches' forward and backward passes on each stage (with pp > 1).
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   /// Dropout and activation recomputation in every block.
   BlockTraining training{};
 };

@@ -49,15 +49,16 @@ LAYERS = [
     ("mesh", ["parallel/mesh"], ["scheme"]),  # data parallelism around any Scheme
     ("optim", ["parallel/optim"], ["scheme"]),  # over any ParallelModule's shards
     ("gpt", ["parallel/gpt"], ["tp1d", "tp2p5d", "tp3d"]),
+    ("pipeline", ["parallel/pipeline"], ["gpt", "mesh"]),  # stages of the GPT, their schedules
     ("registry", ["parallel/registry"], ["gpt", "mesh"]),  # the one place that names every scheme
-    ("parallel/tests", ["parallel/tests"], ["registry", "optim", "backend"]),
+    ("parallel/tests", ["parallel/tests"], ["registry", "optim", "backend", "pipeline"]),
     # The libraries above it, as their target_link_libraries say.
     ("host", ["host"], ["trace"]),  # safe output, job results, traces, process resources
-    ("model", ["model"], ["registry"]),
+    ("model", ["model"], ["registry", "pipeline"]),
     ("verify", ["verify"], ["model", "reference"]),
     ("model/tests", ["model/tests", "model/plan/tests"], ["verify"]),
     ("verify/tests", ["verify/tests"], ["verify", "backend"]),
-    ("train", ["train"], ["verify", "optim"]),
+    ("train", ["train"], ["verify", "optim", "pipeline"]),
     ("bench", ["bench"], ["verify", "host", "backend"]),
     ("lessons", ["lessons"], ["verify", "host"]),
     ("app", ["app"], ["train", "bench", "lessons"]),

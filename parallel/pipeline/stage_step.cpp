@@ -1,0 +1,82 @@
+/// @file
+/// run_stage_step: the actions in order, with receives before and started sends after.
+#include "pipeline/stage_step.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "trace/trace_recorder.hpp"
+
+namespace tplab::pipeline {
+namespace {
+
+/// A send still on its way, and the tensor it reads from.
+struct InFlight {
+  CommRequest request;
+  Tensor sent;
+};
+
+/// The bytes of `t`'s storage; 0 for no tensor.
+std::int64_t bytes_of(const Tensor& t) {
+  return t.defined() ? static_cast<std::int64_t>(t.bytes()) : 0;
+}
+
+}  // namespace
+
+StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, DType dtype,
+                               std::span<const StageAction> actions,
+                               std::span<const MicroBatch> batches, std::uint32_t step) {
+  const gpt::GptStage& stage = model.stage();
+  check(stage.stages == 1 || (pp != nullptr && pp->size() == stage.stages),
+        "a pipeline stage needs its PP group");
+  check(static_cast<int>(batches.size()) == model.micro_batches(),
+        "one batch for every micro-batch");
+  const auto live = [&] { return static_cast<std::int64_t>(device.allocations().live_bytes()); };
+  // kept[i]: what F(i) left allocated besides its output, until B(i)
+  std::vector<std::int64_t> kept(batches.size(), 0);
+  std::int64_t kept_now = 0;
+  StageStepRecord record;
+  std::vector<InFlight> sends;
+  model.start_step(step);
+  for (const StageAction& action : actions) {
+    const MicroBatch& batch = batches[static_cast<std::size_t>(action.micro)];
+    const bool forward = action.pass == StageAction::Pass::forward;
+    TraceScope traced(device.trace(), fmt::format("{}{}", forward ? 'F' : 'B', action.micro),
+                      "pipeline", {{"micro_batch", action.micro}, {"stage", stage.stage}});
+    // F takes its input from the stage before; B its output's gradient from the stage after.
+    const bool receives = forward ? !stage.first() : !stage.last();
+    const int from = forward ? stage.stage - 1 : stage.stage + 1;
+    const std::int64_t before = live();
+    Tensor in;
+    if (receives) {
+      in = device.empty(model.boundary_extents(), dtype);
+      pp->recv(in, from);
+      ++record.receives;
+    }
+    Tensor out = forward ? model.forward(action.micro, in, batch.ids, batch.targets)
+                         : model.backward(action.micro, in);
+    in = Tensor();
+    const std::size_t i = static_cast<std::size_t>(action.micro);
+    if (forward) {
+      kept[i] = live() - before - bytes_of(out);
+      kept_now += kept[i];
+      record.kept_bytes = std::max(record.kept_bytes, kept_now);
+    } else {
+      kept_now -= kept[i];
+    }
+    const bool sends_on = forward ? !stage.last() : !stage.first();
+    if (sends_on) {
+      const int to = forward ? stage.stage + 1 : stage.stage - 1;
+      CommRequest request = pp->start_send(out, to);
+      sends.push_back({std::move(request), std::move(out)});
+      ++record.sends;
+    }
+  }
+  for (InFlight& s : sends) s.request.wait();
+  model.finish_step();
+  return record;
+}
+
+}  // namespace tplab::pipeline
