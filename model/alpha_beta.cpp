@@ -5,7 +5,19 @@
 namespace tplab::model {
 
 int ring_steps(Collective collective, int n) {
-  return collective == Collective::all_reduce ? 2 * (n - 1) : n - 1;
+  switch (collective) {
+    case Collective::all_reduce:
+      return 2 * (n - 1);
+    case Collective::all_gather:
+    case Collective::reduce_scatter:
+    case Collective::broadcast:
+    case Collective::reduce:
+      return n - 1;
+    case Collective::send:
+    case Collective::recv:
+      return 1;
+  }
+  return 0;
 }
 
 CollectiveTime collective_time(const PredictedCollective& row, const LinkRate& rate,

@@ -41,6 +41,18 @@ double median_seconds(Comm& world, Device& device, int repeats, const std::funct
   return samples[samples.size() / 2];
 }
 
+/// One transfer of `x` in each pair of ranks (0, 1), (2, 3), ...: for send the pair's even rank
+/// sends and its odd rank receives, for recv the other way round; a last rank without a partner
+/// waits for the others.
+std::function<void()> one_transfer(Comm& world, std::shared_ptr<Tensor> x, Collective collective) {
+  const int partner = world.rank() ^ 1;
+  if (partner >= world.size()) return [] {};
+  if ((world.rank() % 2 == 0) == (collective == Collective::send)) {
+    return [&world, x, partner] { world.send(*x, partner); };
+  }
+  return [&world, x, partner] { world.recv(*x, partner); };
+}
+
 /// One call of `collective` over `world` on an f32 tensor of `n` elements (the logical size).
 std::function<void()> one_call(Comm& world, Device& device, Collective collective, std::int64_t n) {
   const std::int64_t p = world.size();
@@ -59,6 +71,9 @@ std::function<void()> one_call(Comm& world, Device& device, Collective collectiv
       auto out = std::make_shared<Tensor>(device.zeros({n}, DType::f32));
       return [&world, full, out] { world.reduce(*full, *out, 0); };
     }
+    case Collective::send:
+    case Collective::recv:
+      return one_transfer(world, full, collective);
   }
   throw InternalError("unknown collective");
 }
@@ -93,7 +108,7 @@ Calibration calibrate(Comm& world, Device& device) {
 
   for (Collective collective :
        {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter,
-        Collective::broadcast, Collective::reduce}) {
+        Collective::broadcast, Collective::reduce, Collective::send, Collective::recv}) {
     Calibration::Point point;
     point.collective = collective;
     // every size a multiple of p, so that gathers and scatters split evenly

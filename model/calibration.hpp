@@ -25,11 +25,12 @@ struct Calibration {
     LinkRate rate;                                  ///< alpha and bandwidth fitted to them
     ///@}
   };
-  std::vector<Point> collectives;  ///< every collective, in Collective's order
+  std::vector<Point> collectives;  ///< every collective, send and recv too, in Collective's order
 };
 
 /// Times, on every rank of `world` at once, an f32 matrix product of `device` and every
-/// collective at three sizes, and fits the alpha-beta rates:
+/// collective at three sizes (send and recv as transfers between pairs of ranks), and fits the
+/// alpha-beta rates:
 ///   alpha     = t(small) / ring steps, with small = 8 elements per rank;
 ///   bandwidth = N bus factor x 4 bytes / (t(large) - t(medium)) x (large - medium) / N, with
 ///               medium 2^18 and large 2^22 elements: the slope, free of the fixed cost.

@@ -16,9 +16,10 @@
 namespace tplab::model {
 namespace {
 
-const Collective kCollectives[] = {Collective::all_reduce, Collective::all_gather,
-                                   Collective::reduce_scatter, Collective::broadcast,
-                                   Collective::reduce};
+const Collective kCollectives[] = {
+    Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter,
+    Collective::broadcast,  Collective::reduce,     Collective::send,
+    Collective::recv};
 
 /// Reads the profile's fields, each with the source the file gives for it.
 class FieldReader {

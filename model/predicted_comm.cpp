@@ -12,7 +12,9 @@ double PredictedCollective::bus_elements() const {
 
 void PhaseComm::add(Collective collective, const std::string& group, int group_size,
                     std::int64_t calls, std::int64_t elements, ReduceOp op) {
-  check(!rooted(collective), "PhaseComm::add: a broadcast or reduce needs its root (add_rooted)");
+  check(!rooted(collective),
+        "PhaseComm::add: a broadcast or reduce needs its root, a send or recv its peer "
+        "(add_rooted)");
   check(reduces(collective) || op == ReduceOp::sum,
         "PhaseComm::add: this collective reduces nothing");
   add_row({collective, op, kNoRoot, group, group_size, calls, elements});

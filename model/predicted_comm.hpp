@@ -20,7 +20,8 @@ struct PredictedCollective {
   Collective collective = Collective::all_reduce;
   /// The reduction where the collective reduces; sum for the others (as CollectiveCount).
   ReduceOp op = ReduceOp::sum;
-  /// The root, a rank of the group, where the collective has one; kNoRoot for the others.
+  /// The root, a rank of the group, where the collective has one (a send's or recv's peer);
+  /// kNoRoot for the others.
   int root = kNoRoot;
   std::string group;  ///< the group's name, as the scheme's grid calls it ("tp", "row", ...)
   /// Ranks in the group.
@@ -45,7 +46,8 @@ class PhaseComm {
   void add(Collective collective, const std::string& group, int group_size, std::int64_t calls,
            std::int64_t elements, ReduceOp op = ReduceOp::sum);
   /// The same for a rooted collective (broadcast, reduce: the latter sums) from `root`, the
-  /// index in the group of the rank that sends or receives alone.
+  /// index in the group of the rank that sends or receives alone; for a send or recv, `root` is
+  /// the peer, the rank sent to or received from.
   void add_rooted(Collective collective, const std::string& group, int group_size, int root,
                   std::int64_t calls, std::int64_t elements);
   /// Adds `row`'s calls and elements to the row of its collective, reduction, root and group.

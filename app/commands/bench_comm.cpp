@@ -66,6 +66,10 @@ std::string_view mpi_function(Collective c) {
       return "MPI_Bcast";
     case Collective::reduce:
       return "MPI_Reduce";
+    case Collective::send:
+      return "MPI_Send";
+    case Collective::recv:
+      return "MPI_Recv";
   }
   return "?";
 }

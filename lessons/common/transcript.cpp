@@ -44,7 +44,7 @@ nlohmann::json count_json(const CollectiveCount& c) {
 CollectiveCount count_from(const nlohmann::json& j) {
   CollectiveCount c;
   const int collective = j.at("collective").get<int>(), op = j.at("op").get<int>();
-  if (collective < 0 || collective > static_cast<int>(Collective::reduce) || op < 0 ||
+  if (collective < 0 || collective > static_cast<int>(Collective::recv) || op < 0 ||
       op > static_cast<int>(ReduceOp::max)) {
     throw nlohmann::json::other_error::create(501, "not a collective", &j);
   }

@@ -418,6 +418,18 @@ TEST(AlphaBeta, RingStepsAndBusVolume) {
   EXPECT_DOUBLE_EQ(b.bandwidth_s, 4e-6) << "a broadcast's every link carries N";
 }
 
+TEST(AlphaBeta, APointToPointTransferIsOneHopOfItsBytes) {
+  EXPECT_EQ(ring_steps(C::send, 8), 1);
+  EXPECT_EQ(ring_steps(C::recv, 2), 1);
+  // 2 sends of 1000 elements in all to rank 3 of 8, 4 bytes, alpha 1 us, 1e9 bytes/s:
+  // 2 x 1 hop x 1 us + 1000 x 4 bytes / 1e9, whatever the group's size
+  for (C c : {C::send, C::recv}) {
+    const CollectiveTime t = collective_time(rooted_row(c, "pp", 8, 3, 2, 1000), {1e-6, 1e9}, 4);
+    EXPECT_DOUBLE_EQ(t.latency_s, 2e-6) << collective_name(c);
+    EXPECT_DOUBLE_EQ(t.bandwidth_s, 4e-6) << collective_name(c);
+  }
+}
+
 /// Where each group of `scheme` on `p` ranks sits, `per_node` ranks per node, as
 /// "name(size) xgroups: across of them cross, fewest-most nodes".
 std::vector<std::string> group_placements(const char* scheme, const SchemeOptions& options, int p,

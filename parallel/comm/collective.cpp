@@ -16,6 +16,10 @@ std::string_view collective_name(Collective c) {
       return "broadcast";
     case Collective::reduce:
       return "reduce";
+    case Collective::send:
+      return "send";
+    case Collective::recv:
+      return "recv";
   }
   return "?";
 }
@@ -26,6 +30,8 @@ std::string_view reduce_op_name(ReduceOp op) {
 
 std::string collective_form(Collective c, ReduceOp op, int root) {
   std::string text(collective_name(c));
+  if (c == Collective::send) return fmt::format("{}(to {})", text, root);
+  if (c == Collective::recv) return fmt::format("{}(from {})", text, root);
   if (reduces(c) && rooted(c))
     return fmt::format("{}({}, root {})", text, reduce_op_name(op), root);
   if (reduces(c)) return fmt::format("{}({})", text, reduce_op_name(op));
@@ -38,7 +44,8 @@ bool reduces(Collective c) {
 }
 
 bool rooted(Collective c) {
-  return c == Collective::broadcast || c == Collective::reduce;
+  return c == Collective::broadcast || c == Collective::reduce || c == Collective::send ||
+         c == Collective::recv;
 }
 
 double bus_factor(Collective c, int group_size) {
@@ -51,6 +58,8 @@ double bus_factor(Collective c, int group_size) {
       return (n - 1) / n;
     case Collective::broadcast:
     case Collective::reduce:
+    case Collective::send:
+    case Collective::recv:
       return 1.0;
   }
   return 0.0;

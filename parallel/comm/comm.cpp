@@ -51,6 +51,14 @@ void Comm::check_root(int root, const char* collective) const {
   }
 }
 
+void Comm::check_peer(int peer, const char* transfer) const {
+  if (peer < 0 || peer >= size() || peer == rank()) {
+    throw InternalError(fmt::format(
+        "{} peer {} on '{}': the peer must be another rank of the group (0-{}, this one {})",
+        transfer, peer, group_, size() - 1, rank()));
+  }
+}
+
 void Comm::check_reduce(const Tensor& in, const Tensor& out) const {
   if (in.dtype() != out.dtype() || in.numel() != out.numel()) {
     throw InternalError(fmt::format("reduce on '{}': in {} out {}", group_, to_string(in.extents()),
@@ -100,6 +108,29 @@ CommRequest Comm::start_reduce_scatter(const Tensor& full, Tensor& shard) {
 CommRequest Comm::start_broadcast(Tensor& x, int root) {
   check_root(root, "broadcast");
   return request_for(start({Collective::broadcast, x, x, ReduceOp::sum, root}));
+}
+
+// A send writes nothing: x is its call's `out` only because every call has one (as the root's
+// x of a broadcast, which only reads it).
+
+void Comm::send(const Tensor& x, int peer) {
+  check_peer(peer, "send");
+  run({Collective::send, x, const_cast<Tensor&>(x), ReduceOp::sum, peer});
+}
+
+void Comm::recv(Tensor& x, int peer) {
+  check_peer(peer, "recv");
+  run({Collective::recv, x, x, ReduceOp::sum, peer});
+}
+
+CommRequest Comm::start_send(const Tensor& x, int peer) {
+  check_peer(peer, "send");
+  return request_for(start({Collective::send, x, const_cast<Tensor&>(x), ReduceOp::sum, peer}));
+}
+
+CommRequest Comm::start_recv(Tensor& x, int peer) {
+  check_peer(peer, "recv");
+  return request_for(start({Collective::recv, x, x, ReduceOp::sum, peer}));
 }
 
 std::unique_ptr<PendingTransport> Comm::start(const CollectiveCall& call) {

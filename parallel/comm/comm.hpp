@@ -1,5 +1,6 @@
 /// @file
-/// Comm: the collectives of one group of ranks, as layers call them.
+/// Comm: the collectives of one group of ranks, and its transfers between two of them, as layers
+/// call them.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,9 @@
 namespace tplab {
 
 /// The collectives of one group of ranks. Gathers and scatters work along the first extent in
-/// rank order: rank r owns rows [r*n/p, (r+1)*n/p) of the full tensor.
+/// rank order: rank r owns rows [r*n/p, (r+1)*n/p) of the full tensor. send and recv move one
+/// tensor from one rank of the group to another (pipeline stages pass activations and their
+/// gradients so); the messages from one rank to another arrive in the order they were sent.
 ///
 /// A communicator is a chain: a transport that moves the data (MpiComm, DeviceStagedComm,
 /// NcclComm) inside wrappers that each add one thing (TracingComm puts every collective on the
@@ -70,6 +73,14 @@ class Comm {
   CommRequest start_reduce_scatter(const Tensor& full, Tensor& shard);
   /// broadcast, started: x holds root's x once the request is waited for.
   CommRequest start_broadcast(Tensor& x, int root);
+  /// Sends x to rank `peer` of this group (not this rank); returns once x may be changed again.
+  void send(const Tensor& x, int peer);
+  /// Receives into x from rank `peer` of this group: x's extents and dtype must be the sender's.
+  void recv(Tensor& x, int peer);
+  /// send, started: x must not change until the request is waited for.
+  CommRequest start_send(const Tensor& x, int peer);
+  /// recv, started: x holds what `peer` sent once the request is waited for.
+  CommRequest start_recv(Tensor& x, int peer);
   /// Waits for every rank of the group.
   virtual void barrier() = 0;
   /// Sub-groups: ranks with the same color form one, ordered by key. Collective over this group;
@@ -91,6 +102,7 @@ class Comm {
   void check_gather(const Tensor& shard, const Tensor& full) const;
   void check_scatter(const Tensor& full, const Tensor& shard) const;
   void check_root(int root, const char* collective) const;
+  void check_peer(int peer, const char* transfer) const;
   void check_reduce(const Tensor& in, const Tensor& out) const;
 
   std::string group_;

@@ -21,8 +21,8 @@ struct CollectiveCount {
   /// The reduction where the collective reduces (all_reduce, reduce_scatter, reduce); sum for
   /// the others.
   ReduceOp op = ReduceOp::sum;
-  /// The root, a rank of the group, where the collective has one (broadcast, reduce); kNoRoot
-  /// for the others.
+  /// The root, a rank of the group, where the collective has one (broadcast, reduce), the peer
+  /// of a send or recv; kNoRoot for the others.
   int root = kNoRoot;
   std::string group;  ///< the group's name, e.g. "tp", "row", "depth"
   /// Ranks in the group.

@@ -9,13 +9,13 @@
 
 namespace tplab {
 
-/// Records every collective the wrapped communicator runs in the rank's CommCounters: its
-/// reduction and root where it has them, its size and the time it took. A blocking collective's
-/// time is the host's around the call, or the interval the transport measured on its device
-/// (NcclComm), read when the counters are. A started one is counted once, when it completes, with
-/// the host's time from its start to its completion, and the time the caller spent blocked in it
-/// (starting it and waiting for it) as its exposed time. A group of one rank moves nothing over a
-/// link: its collectives run but are not counted.
+/// Records every collective the wrapped communicator runs in the rank's CommCounters, and every
+/// send and recv: its reduction and root (a transfer's peer) where it has them, its size and the
+/// time it took. A blocking collective's time is the host's around the call, or the interval the
+/// transport measured on its device (NcclComm), read when the counters are. A started one is
+/// counted once, when it completes, with the host's time from its start to its completion, and the
+/// time the caller spent blocked in it (starting it and waiting for it) as its exposed time. A
+/// group of one rank moves nothing over a link: its collectives run but are not counted.
 class CountingComm final : public ForwardingComm {
  public:
   /// Counts `inner`'s collectives into `counters`.

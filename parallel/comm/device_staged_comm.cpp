@@ -3,10 +3,64 @@
 #include <algorithm>
 
 #include "comm/mpi_call.hpp"
+#include "comm/mpi_transfer.hpp"
 #include "core/bf16.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
+namespace {
+
+/// x's bytes copied to the host for a send (x is on a device).
+std::vector<std::byte> host_copy(const Tensor& x, StagingCopy& staging) {
+  std::vector<std::byte> host(x.bytes());
+  staging.to_host(x, host);
+  return host;
+}
+
+/// A started send of x: its MPI request, and the host copy MPI reads (none for a host tensor,
+/// which MPI reads directly).
+class StagedSend final : public PendingTransport {
+ public:
+  StagedSend(const Tensor& x, StagingCopy& staging)
+      : x_(x),
+        host_(x.device() == DeviceKind::cpu ? std::vector<std::byte>() : host_copy(x, staging)) {}
+  MPI_Request* request() { return &request_; }
+  const void* data() const { return x_.device() == DeviceKind::cpu ? x_.data() : host_.data(); }
+  void wait() override { mpi_check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait"); }
+
+ private:
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  Tensor x_;
+  std::vector<std::byte> host_;
+};
+
+/// A started receive into x: its MPI request, and the host memory MPI writes (none for a host
+/// tensor, which MPI writes directly), copied into x once the message has arrived.
+class StagedReceive final : public PendingTransport {
+ public:
+  StagedReceive(Tensor& x, int peer, std::string group, std::shared_ptr<StagingCopy> staging)
+      : x_(x),
+        host_(x.device() == DeviceKind::cpu ? 0 : x.bytes()),
+        peer_(peer),
+        group_(std::move(group)),
+        staging_(std::move(staging)) {}
+  MPI_Request* request() { return &request_; }
+  void* data() { return x_.device() == DeviceKind::cpu ? x_.data() : host_.data(); }
+  void wait() override {
+    mpi_wait_receive(&request_, x_, peer_, group_);
+    if (x_.device() != DeviceKind::cpu) staging_->to_device(host_, x_);
+  }
+
+ private:
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  Tensor x_;
+  std::vector<std::byte> host_;
+  int peer_;
+  std::string group_;
+  std::shared_ptr<StagingCopy> staging_;
+};
+
+}  // namespace
 
 std::unique_ptr<DeviceStagedComm> DeviceStagedComm::world(std::shared_ptr<StagingCopy> staging) {
   return std::unique_ptr<DeviceStagedComm>(
@@ -85,8 +139,28 @@ std::unique_ptr<DeviceInterval> DeviceStagedComm::run(const CollectiveCall& call
     case Collective::reduce:
       reduce_staged(call.in, call.out, call.root);
       break;
+    case Collective::send:
+      send_staged(call.in, call.root);
+      break;
+    case Collective::recv:
+      recv_staged(call.out, call.root);
+      break;
   }
   return nullptr;
+}
+
+std::unique_ptr<PendingTransport> DeviceStagedComm::start(const CollectiveCall& call) {
+  if (call.collective == Collective::send) {
+    auto pending = std::make_unique<StagedSend>(call.in, *staging_);
+    mpi_start_send(pending->data(), call.in, call.root, mpi_.handle(), pending->request());
+    return pending;
+  }
+  if (call.collective == Collective::recv) {
+    auto pending = std::make_unique<StagedReceive>(call.out, call.root, group(), staging_);
+    mpi_start_receive(pending->data(), call.out, call.root, mpi_.handle(), pending->request());
+    return pending;
+  }
+  return Comm::start(call);
 }
 
 void DeviceStagedComm::all_reduce_staged(Tensor& x, ReduceOp op) {
@@ -130,6 +204,19 @@ void DeviceStagedComm::reduce_staged(const Tensor& in, Tensor& out, int root) {
                        send.count, send.type, MPI_SUM, root, mpi_.handle()),
             "MPI_Reduce");
   if (is_root) unstage(receive, out);
+}
+
+void DeviceStagedComm::send_staged(const Tensor& x, int peer) {
+  if (x.device() == DeviceKind::cpu) return mpi_send(x.data(), x, peer, mpi_.handle());
+  const std::vector<std::byte> host = host_copy(x, *staging_);
+  mpi_send(host.data(), x, peer, mpi_.handle());
+}
+
+void DeviceStagedComm::recv_staged(Tensor& x, int peer) {
+  if (x.device() == DeviceKind::cpu) return mpi_receive(x.data(), x, peer, mpi_.handle(), group());
+  std::vector<std::byte> host(x.bytes());
+  mpi_receive(host.data(), x, peer, mpi_.handle(), group());
+  staging_->to_device(host, x);
 }
 
 void DeviceStagedComm::write_first_element(Tensor& t, std::span<const std::byte> value) {

@@ -19,8 +19,11 @@ namespace tplab {
 /// on the host, so MPI sums it in f32 (one rounding back to bf16 at the end). Host f64 and f32
 /// tensors go to MPI directly. Slower than NCCL, but it lets several ranks share one GPU, which
 /// NCCL refuses: that is how the multi-rank schemes are verified on a machine with one GPU.
-/// A transport, wrapped for use like MpiComm (wrap_transport()); its counted times include the
-/// staging copies.
+/// send and recv move a tensor's bytes as they are (bf16 too: nothing is summed): a device
+/// tensor is copied to the host and sent, or received on the host and copied back; started ones
+/// use MPI_Isend and MPI_Irecv, a receive copying back when it is waited for. The collectives
+/// have no started form here (Comm::start runs them). A transport, wrapped for use like MpiComm
+/// (wrap_transport()); its counted times include the staging copies.
 class DeviceStagedComm final : public Comm {
  public:
   /// All ranks of MPI_COMM_WORLD as the group "world", staging with `staging`.
@@ -35,6 +38,8 @@ class DeviceStagedComm final : public Comm {
 
   /// The MPI collective of `call`, its device tensors staged; timed by the host (returns null).
   std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override;
+  /// A send or recv started with MPI_Isend or MPI_Irecv; a collective runs blocking.
+  std::unique_ptr<PendingTransport> start(const CollectiveCall& call) override;
   /// A device tensor goes through the staging copy: to the host, its first element
   /// overwritten, and back.
   void write_first_element(Tensor& t, std::span<const std::byte> value) override;
@@ -59,6 +64,8 @@ class DeviceStagedComm final : public Comm {
   void reduce_scatter_staged(const Tensor& full, Tensor& shard);
   void broadcast_staged(Tensor& x, int root);
   void reduce_staged(const Tensor& in, Tensor& out, int root);
+  void send_staged(const Tensor& x, int peer);
+  void recv_staged(Tensor& x, int peer);
 
   MpiGroup mpi_;
   std::shared_ptr<StagingCopy> staging_;

@@ -14,12 +14,14 @@
 namespace tplab {
 
 /// Reads TPLAB_INJECT_FAULT="rank=R,collective=K,kind=KIND" for the process of world rank
-/// `world_rank`: the K-th collective (from 0, counting every group) that rank R issues
+/// `world_rank`: the K-th collective (from 0, counting every group, sends and recvs too) that
+/// rank R issues
 ///   kind=throw  throws an error before the transport (the rank reports it and aborts the job)
 ///   kind=exit   ends the process before the transport, as a crash would
 ///   kind=kill   kills the process with SIGKILL before the transport
 ///   kind=nan    completes, then puts a NaN in the first element of the result, in host or
-///               device memory (the transport writes it: Comm::write_first_element)
+///               device memory (the transport writes it: Comm::write_first_element); a send's
+///               result is the tensor it sent, a recv's the tensor it received
 ///   kind=noise  completes, then multiplies the result's elements by 1 + 1e-12 and 1 - 1e-12
 ///               alternately (host memory; f64, since 1e-12 is below f32's round-off): an
 ///               error verify's f64 tolerance must see

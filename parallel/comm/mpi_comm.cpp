@@ -3,15 +3,21 @@
 #include "comm/fault_injection.hpp"
 #include "comm/mpi_bf16.hpp"
 #include "comm/mpi_call.hpp"
+#include "comm/mpi_transfer.hpp"
 #include "core/error.hpp"
 
 namespace tplab {
 namespace {
 
-MPI_Datatype mpi_type(const Tensor& t) {
+/// Throws UsageError for a tensor in device memory.
+void require_host(const Tensor& t) {
   if (t.device() != DeviceKind::cpu) {
     throw UsageError("MpiComm moves host memory; device tensors need NcclComm");
   }
+}
+
+MPI_Datatype mpi_type(const Tensor& t) {
+  require_host(t);
   switch (t.dtype()) {
     case DType::f64:
       return MPI_DOUBLE;
@@ -39,6 +45,21 @@ class MpiPending final : public PendingTransport {
  private:
   MPI_Request request_ = MPI_REQUEST_NULL;
   Tensor in_, out_;
+};
+
+/// A started receive into x, whose size is checked when it completes.
+class MpiReceivePending final : public PendingTransport {
+ public:
+  MpiReceivePending(const Tensor& x, int peer, std::string group)
+      : x_(x), peer_(peer), group_(std::move(group)) {}
+  MPI_Request* request() { return &request_; }
+  void wait() override { mpi_wait_receive(&request_, x_, peer_, group_); }
+
+ private:
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  Tensor x_;
+  int peer_;
+  std::string group_;
 };
 
 }  // namespace
@@ -102,6 +123,14 @@ std::unique_ptr<DeviceInterval> MpiComm::run(const CollectiveCall& call) {
     case Collective::reduce:
       reduce_on_root(in, out, call.root);
       break;
+    case Collective::send:
+      require_host(in);
+      mpi_send(in.data(), in, call.root, comm);
+      break;
+    case Collective::recv:
+      require_host(out);
+      mpi_receive(out.data(), out, call.root, comm, group());
+      break;
   }
   return nullptr;
 }
@@ -117,6 +146,7 @@ void MpiComm::reduce_on_root(const Tensor& in, Tensor& out, int root) {
 
 std::unique_ptr<PendingTransport> MpiComm::start(const CollectiveCall& call) {
   if (call.collective == Collective::reduce) return Comm::start(call);
+  if (call.collective == Collective::recv) return start_receive(call.out, call.root);
   const Tensor& in = call.in;
   Tensor& out = call.out;
   const MPI_Comm comm = mpi_.handle();
@@ -142,9 +172,21 @@ std::unique_ptr<PendingTransport> MpiComm::start(const CollectiveCall& call) {
       mpi_check(MPI_Ibcast(out.data(), mpi_count(out), mpi_type(out), call.root, comm, request),
                 "MPI_Ibcast");
       break;
+    case Collective::send:
+      require_host(in);
+      mpi_start_send(in.data(), in, call.root, comm, request);
+      break;
     case Collective::reduce:
+    case Collective::recv:
       break;
   }
+  return pending;
+}
+
+std::unique_ptr<PendingTransport> MpiComm::start_receive(Tensor& x, int peer) {
+  require_host(x);
+  auto pending = std::make_unique<MpiReceivePending>(x, peer, group());
+  mpi_start_receive(x.data(), x, peer, mpi_.handle(), pending->request());
   return pending;
 }
 

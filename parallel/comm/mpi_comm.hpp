@@ -20,7 +20,9 @@ class MpiSession {
 
 /// A transport: collectives with MPI on host tensors (f64 and f32); started collectives use
 /// MPI's non-blocking ones (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block,
-/// MPI_Ibcast). It counts nothing itself: wrap_transport() wraps it for use.
+/// MPI_Ibcast). send and recv move a tensor's bytes with MPI_Send and a matched receive
+/// (MPI_Mprobe, MPI_Mrecv), started ones with MPI_Isend and MPI_Irecv (mpi_transfer.hpp). It
+/// counts nothing itself: wrap_transport() wraps it for use.
 /// Without an asynchronous progress thread, an MPI library may move most of the data only
 /// inside MPI_Wait, so how much a started collective overlaps is the library's to decide.
 class MpiComm final : public Comm {
@@ -44,6 +46,8 @@ class MpiComm final : public Comm {
 
  private:
   MpiComm(MpiGroup mpi, std::string group);
+  /// MPI_Irecv into x from `peer`, its size checked when it completes.
+  std::unique_ptr<PendingTransport> start_receive(Tensor& x, int peer);
   /// MPI_Reduce, in place on the root when `out` is `in`.
   void reduce_on_root(const Tensor& in, Tensor& out, int root);
 

@@ -205,7 +205,8 @@ void follow_compute(NcclComm::Handles& h) {
   cuda::check_cuda(cudaStreamWaitEvent(h.comm_stream.get(), h.ready, 0), "cudaStreamWaitEvent");
 }
 
-/// The NCCL call of `call` on `stream`. NCCL writes reduce's receive buffer on the root alone.
+/// The NCCL call of `call` on `stream`. NCCL writes reduce's receive buffer on the root alone;
+/// send and recv move the elements of the one tensor.
 ncclResult_t enqueue(const NcclComm::Handles& h, const CollectiveCall& call, cudaStream_t stream) {
   const void* in = call.in.data();
   void* out = call.out.data();
@@ -224,6 +225,10 @@ ncclResult_t enqueue(const NcclComm::Handles& h, const CollectiveCall& call, cud
       return ncclBroadcast(in, out, in_count, type, call.root, h.comm, stream);
     case Collective::reduce:
       return ncclReduce(in, out, in_count, type, ncclSum, call.root, h.comm, stream);
+    case Collective::send:
+      return ncclSend(in, in_count, type, call.root, h.comm, stream);
+    case Collective::recv:
+      return ncclRecv(out, out_count, type, call.root, h.comm, stream);
   }
   return ncclInvalidArgument;
 }
@@ -241,6 +246,10 @@ const char* nccl_name(Collective collective) {
       return "ncclBroadcast";
     case Collective::reduce:
       return "ncclReduce";
+    case Collective::send:
+      return "ncclSend";
+    case Collective::recv:
+      return "ncclRecv";
   }
   return "nccl";
 }

@@ -36,6 +36,12 @@ namespace tplab {
 /// host. On a GPU, what overlap hides shows in the step time, not in `exposed_seconds`. Host
 /// tensors (the verification harness gathers its findings in host memory) go over MPI on the
 /// same ranks, started ones with MPI's non-blocking collectives.
+/// send and recv are ncclSend and ncclRecv, queued, timed and started as the collectives are
+/// (this path compiles but has not yet run on a GPU). Each is one NCCL call, not grouped with
+/// others (ncclGroupStart, ncclGroupEnd), and NCCL's sends and receives hold the GPU until the
+/// peer's matching call runs: on the one communication stream, two ranks that both send to the
+/// other before they receive wait for each other for ever, started or not; one of them must
+/// receive first, as with blocking MPI.
 /// NCCL cannot put two ranks on one GPU: world() refuses that, naming the ranks, before any
 /// collective. A transport: it counts nothing itself (wrap_transport() wraps it for use).
 class NcclComm final : public Comm {

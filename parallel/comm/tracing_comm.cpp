@@ -71,7 +71,8 @@ nlohmann::json TracingComm::describe(const CollectiveCall& call) const {
                          {"elements", logical.numel()},
                          {"dtype", dtype_name(logical.dtype())}};
   if (reduces(call.collective)) args["op"] = reduce_op_name(call.op);
-  if (rooted(call.collective)) args["root"] = call.root;
+  const bool transfer = call.collective == Collective::send || call.collective == Collective::recv;
+  if (rooted(call.collective)) args[transfer ? "peer" : "root"] = call.root;
   return args;
 }
 

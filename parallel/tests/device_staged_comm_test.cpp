@@ -1,9 +1,9 @@
 // DeviceStagedComm at 1..4 ranks, on the CPU: tensors that say they live on the GPU (in host
 // memory here) go through the staging copy, as on a GPU, and every collective gives the same
-// result and the same counters as MpiComm. Integer values keep every sum exact, bf16 included.
-// A NaN injected with TPLAB_INJECT_FAULT reaches device tensors (through the staging copy) and
-// host bf16 ones: the fault wrapper, armed before the world is wrapped, writes it through the
-// transport.
+// result and the same counters as MpiComm; sends and receives move the same bits. Integer
+// values keep every sum exact, bf16 included. A NaN injected with TPLAB_INJECT_FAULT reaches device
+// tensors (through the staging copy) and host bf16 ones: the fault wrapper, armed before the world
+// is wrapped, writes it through the transport.
 #include "comm/device_staged_comm.hpp"
 
 #include <gtest/gtest.h>
@@ -256,6 +256,67 @@ TEST_P(DeviceStagedCommTest, AnInjectedNanReachesAStartedCollectivesResult) {
   for (std::size_t i = 1; i < v.size(); ++i) EXPECT_EQ(v[i], static_cast<double>(i / 2));
 }
 
+TEST_P(DeviceStagedCommTest, StartedTransfersMoveTheBitsMpiCommMoves) {
+  const int p = world->size(), r = world->rank();
+  if (p == 1) GTEST_SKIP() << "a transfer needs two ranks";
+  const int next = (r + 1) % p, previous = (r + p - 1) % p;
+  // A ring, every rank sending before any receives, past MPI's eager limit: a started send
+  // that blocked until its receive was posted would hang here.
+  const Extents e{128, 64};
+  const auto value = [](int from) {
+    return [from](std::int64_t i) { return static_cast<double>((37 * from + i) % 251); };
+  };
+  Tensor sent = filled(e, value(r));
+  Tensor received = filled(e, [](std::int64_t) { return -1.0; });
+  CommRequest sending = world->start_send(sent, next);
+  CommRequest receiving = world->start_recv(received, previous);
+  EXPECT_EQ(staging->to_device_calls, 0) << "a receive is copied back when it is waited for";
+  receiving.wait();
+  sending.wait();
+  EXPECT_EQ(staging->to_host_calls, 1);  // the send's copy to the host
+  EXPECT_EQ(staging->to_device_calls, 1);
+  // The same ring of host tensors over MpiComm: the same bits arrive, bf16 as it is.
+  auto mpi = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  Tensor host_sent = tensor_on(DeviceKind::cpu, e, GetParam());
+  write(host_sent, value(r));
+  Tensor direct = tensor_on(DeviceKind::cpu, e, GetParam());
+  CommRequest direct_sending = mpi->start_send(host_sent, next);
+  mpi->recv(direct, previous);
+  direct_sending.wait();
+  EXPECT_EQ(std::memcmp(received.data(), direct.data(), direct.bytes()), 0);
+  EXPECT_EQ(read(received), read(filled(e, value(previous))));
+}
+
+TEST_P(DeviceStagedCommTest, BlockingTransfersStageOnceAndCountTheTensorsBytes) {
+  const int r = world->rank(), other = r ^ 1;
+  if (other >= world->size()) GTEST_SKIP() << "rank " << r << " has no partner";
+  const Tensor sent = filled({3, 5}, [&](std::int64_t i) { return 10.0 * r + i; });
+  Tensor received = device_tensor({3, 5}, GetParam());
+  // Even ranks send first, odd ones receive first.
+  if (r % 2 == 0) {
+    world->send(sent, other);
+    world->recv(received, other);
+  } else {
+    world->recv(received, other);
+    world->send(sent, other);
+  }
+  EXPECT_EQ(staging->to_host_calls, 1);
+  EXPECT_EQ(staging->to_device_calls, 1);
+  const auto v = read(received);
+  for (std::int64_t i = 0; i < 15; ++i) EXPECT_EQ(v[i], 10.0 * other + i);
+  const auto counts = world->counters().snapshot();
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(collective_form(counts[0].collective, counts[0].op, counts[0].root),
+            "send(to " + std::to_string(other) + ")");
+  EXPECT_EQ(collective_form(counts[1].collective, counts[1].op, counts[1].root),
+            "recv(from " + std::to_string(other) + ")");
+  for (const CollectiveCount& c : counts) {
+    EXPECT_EQ(c.elements, 15);
+    EXPECT_EQ(c.bytes, 15 * static_cast<std::int64_t>(dtype_size(GetParam())))
+        << "the tensor's own bytes: bf16 is not widened";
+  }
+}
+
 TEST(DeviceStagedComm, AnInjectedNanReachesHostBf16) {
   auto transport = DeviceStagedComm::world(std::make_shared<CountingStagingCopy>());
   const InjectedFault fault("rank=0,collective=0,kind=nan", *transport);
@@ -277,6 +338,16 @@ TEST(DeviceStagedComm, HostTensorsSkipTheStaging) {
   world->all_reduce(x);
   EXPECT_EQ(staging->to_host_calls + staging->to_device_calls, 0);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(x.data_as<double>()[i], 2.0 * world->size());
+  if (world->size() == 1) return;
+  const int r = world->rank();
+  Tensor y = tensor_on(DeviceKind::cpu, {3}, DType::bf16);
+  write(y, [&](std::int64_t i) { return r == 0 ? 3.0 + i : -1.0; });
+  if (r == 0) world->start_send(y, 1).wait();
+  if (r == 1) world->start_recv(y, 0).wait();
+  EXPECT_EQ(staging->to_host_calls + staging->to_device_calls, 0);
+  if (r <= 1) {
+    EXPECT_EQ(read(y), (std::vector<double>{3, 4, 5}));
+  }
 }
 
 std::string dtype_label(const testing::TestParamInfo<DType>& param) {
