@@ -151,6 +151,36 @@ std::uint64_t layout_fingerprint(const ShardHashes& hashes, const std::vector<st
   return fnv1a(every);
 }
 
+/// The global norm of `gradients` (this rank's), every element counted once (by the lowest rank
+/// that holds its block: gradients_counted_by) and summed in one order whatever the layout:
+/// each rank's sum of squares per tensor, gathered, then added tensor by tensor in name order,
+/// scheme rank by scheme rank, from replica 0's ranks of the stage that holds the tensor. A
+/// pipelined run and its serial twin therefore clip by the same bits. Collective.
+double gradient_norm_in_name_order(Comm& world, Device& device, const TensorMap& gradients,
+                                   const std::vector<TensorPlacement>& placements,
+                                   const std::vector<std::string>& names, const MeshLayout& mesh,
+                                   const gpt::GptShape& shape) {
+  const TensorMap counted = gradients_counted_by(world.rank(), gradients, placements);
+  CpuDevice host;
+  const auto n = static_cast<std::int64_t>(names.size());
+  Tensor mine = host.zeros({n}, DType::f64);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto held = counted.find(names[static_cast<std::size_t>(i)]);
+    if (held != counted.end()) mine.data_as<double>()[i] = device.sum_of_squares(held->second);
+  }
+  Tensor all = host.empty({world.size() * n}, DType::f64);
+  world.all_gather(mine, all);
+  double sum = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int stage = gpt::stage_holding(
+        std::string_view(names[static_cast<std::size_t>(i)]).substr(2), shape, mesh.stages);
+    for (int t = 0; t < mesh.scheme_ranks; ++t) {
+      sum += all.data_as<double>()[(stage * mesh.scheme_ranks + t) * n + i];
+    }
+  }
+  return std::sqrt(sum);
+}
+
 /// Compares the hashes of every shard of `parameters` (the model's, or their f32 masters)
 /// among the ranks that hold the same block, as verify does for gradients; returns the first
 /// parameter whose replicas differ (or "") and sets the run's parameter hash (every rank's
@@ -524,8 +554,8 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     }
     StepRecord record;
     // every element once: each rank counts the shards no lower rank holds
-    record.gradient_norm = global_gradient_norm(
-        world, device, gradients_counted_by(world.rank(), gradients, placements));
+    record.gradient_norm = gradient_norm_in_name_order(world, device, gradients, placements,
+                                                       gradient_names, mesh, shape);
     if (config.clip > 0) {
       scale_gradients(device, gradients, clip_coefficient(record.gradient_norm, config.clip));
     }
