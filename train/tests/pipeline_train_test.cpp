@@ -12,6 +12,8 @@
 #include "comm/mpi_comm.hpp"
 #include "comm/wrap_transport.hpp"
 #include "device/cpu_device.hpp"
+#include "device/ops/cpu_ops.hpp"
+#include "faulty_comm.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "trainer.hpp"
 
@@ -133,6 +135,61 @@ TEST(Pipeline, MicroBatchesDoNotChangeTheGradientBeyondRounding) {
   for (double n : norms) EXPECT_NEAR(n, norms.front(), 1e-12 * norms.front());
 }
 
+/// The CPU's element-wise operations, except that scaling by `alpha` scales by alpha twice: the
+/// micro-batches' sum divided by M twice, as a pipeline that rescales every stage does.
+class ScalesTwice final : public ElementwiseOps {
+ public:
+  ScalesTwice(std::unique_ptr<ElementwiseOps> inner, double alpha)
+      : inner_(std::move(inner)), alpha_(alpha) {}
+  void add_inplace(Tensor& y, const Tensor& x) override { inner_->add_inplace(y, x); }
+  void scale(Tensor& x, double alpha) override {
+    inner_->scale(x, alpha);
+    if (alpha == alpha_) inner_->scale(x, alpha);
+  }
+  void add_bias(Tensor& y, const Tensor& bias) override { inner_->add_bias(y, bias); }
+  void column_sum(const Tensor& x, Tensor& out, double beta) override {
+    inner_->column_sum(x, out, beta);
+  }
+  void dropout(Tensor& x, const DropoutMask& mask) override { inner_->dropout(x, mask); }
+
+ private:
+  std::unique_ptr<ElementwiseOps> inner_;
+  double alpha_;
+};
+
+TEST(Pipeline, AMicroBatchScaledTwiceFailsByItsGradientNorm) {
+  // Bit for bit with the serial run proves nothing here (both scale alike): the reference's
+  // loss and gradient norm catch it, at the first step.
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (world->size() != 4) GTEST_SKIP() << "runs on 4 ranks";
+  DeviceFamilies families = cpu::make_families();
+  families.elementwise = std::make_unique<ScalesTwice>(std::move(families.elementwise), 0.25);
+  CpuDevice faulty(std::move(families));
+  const TrainResult r =
+      run_training(*world, faulty, pipelined({"1d", 1, 2}, PipelineSchedule::one_f_one_b, 4));
+  EXPECT_FALSE(r.pass);
+  EXPECT_NEAR(r.steps.front().gradient_norm, r.steps.front().reference_gradient_norm / 4,
+              1e-12 * r.steps.front().reference_gradient_norm)
+      << "the gradient a quarter of the reference's";
+}
+
+TEST(Pipeline, AStageWhoseReplicasAreNotReducedFailsTheRun) {
+  // DP 2 x PP 2 x TP 2: the second stage's replicas skip their gradient all-reduce in the first
+  // step; their parameters part, which the replica check sees.
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (world->size() != 8) GTEST_SKIP() << "runs on 8 ranks";
+  CpuDevice device;
+  const TrainConfig c = pipelined({"1d", 2, 2}, PipelineSchedule::one_f_one_b, 2);
+  const bool second_stage = mesh_of(c.options, world->size()).stage_of(world->rank()) == 1;
+  verify::FaultyComm faulty(*world, verify::Fault{"dp", 0});
+  const TrainResult r = run_training(second_stage ? static_cast<Comm&>(faulty) : *world, device, c);
+  EXPECT_FALSE(r.pass);
+  // the second stage's parameters part ("b_head: ranks 2 and 6 hold the same block (...,
+  // on stage 1 of pp) with other bits"), and the loss with them
+  EXPECT_NE(r.replicas_differ.find("on stage 1 of pp"), std::string::npos) << r.replicas_differ;
+  EXPECT_GT(r.max_relative_difference, r.tolerance.rtol);
+}
+
 /// One row of the invariance table.
 struct Row {
   int dp, pp, micro_batches;
@@ -154,7 +211,7 @@ std::vector<Row> invariance_table(Comm& world, Device& device, const std::string
         c.options = {.dp = dp, .pp = pp, .micro_batches = micro_batches};
         c.dtype = DType::f64;
         c.steps = 2;
-        c.shape = {BlockShape{16, 8, 32, 4}, 64, 4};
+        c.shape = {BlockShape{32, 8, 32, 4}, 64, 4};  // 2D needs q | b / (D M)
         c.optimizer = optimizer;
         c.clip = clip;
         auto group = world.split(world.rank() < ranks ? 0 : 1, world.rank(), "table");
