@@ -181,6 +181,24 @@ double gradient_norm_in_name_order(Comm& world, Device& device, const TensorMap&
   return std::sqrt(sum);
 }
 
+/// Each stage's share of its step spent not computing (waiting for a neighbour: the bubble, and
+/// the transfers), the mean over the stage's ranks of 1 - busy / step (StageStepRecord).
+/// Collective.
+std::vector<double> stage_idle_shares(Comm& world, const MeshLayout& mesh,
+                                      const pipeline::StageStepRecord& mine) {
+  CpuDevice host;
+  Tensor sent = host.empty({1}, DType::f64);
+  sent.data_as<double>()[0] = mine.seconds > 0 ? 1.0 - mine.busy_seconds / mine.seconds : 0.0;
+  Tensor all = host.empty({world.size()}, DType::f64);
+  world.all_gather(sent, all);
+  std::vector<double> shares(static_cast<std::size_t>(mesh.stages), 0.0);
+  for (int r = 0; r < world.size(); ++r) {
+    shares[static_cast<std::size_t>(mesh.stage_of(r))] +=
+        all.data_as<double>()[r] / (mesh.replicas * mesh.scheme_ranks);
+  }
+  return shares;
+}
+
 /// Compares the hashes of every shard of `parameters` (the model's, or their f32 masters)
 /// among the ranks that hold the same block, as verify does for gradients; returns the first
 /// parameter whose replicas differ (or "") and sets the run's parameter hash (every rank's
@@ -571,6 +589,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     record.seconds = times.data_as<double>()[0];
     record.comm_seconds = times.data_as<double>()[1];
     record.tokens_per_second = static_cast<double>(m) / record.seconds;
+    record.stage_idle_share = stage_idle_shares(world, mesh, stage_step);
     // the gradient the optimizer applied, however the model was laid out
     record.gradient_fingerprint = layout_fingerprint(
         ShardHashes(world, device, gradients, gradient_names), gradient_names, mesh, shape);
@@ -624,7 +643,8 @@ nlohmann::json to_json(const TrainResult& r) {
                      {"seconds", s.seconds},
                      {"comm_seconds", s.comm_seconds},
                      {"tokens_per_second", s.tokens_per_second},
-                     {"gradient_fingerprint", fmt::format("{:016x}", s.gradient_fingerprint)}});
+                     {"gradient_fingerprint", fmt::format("{:016x}", s.gradient_fingerprint)},
+                     {"stage_idle_share", s.stage_idle_share}});
   }
   const auto& c = r.config;
   nlohmann::json diverged = nullptr;
@@ -632,51 +652,53 @@ nlohmann::json to_json(const TrainResult& r) {
     diverged = {{"parallel_step", r.diverged->parallel_step},
                 {"reference_step", r.diverged->reference_step}};
   }
-  nlohmann::json j = {{"scheme", c.scheme},
-                      {"np", r.world_size},
-                      {"dp", c.options.dp},
-                      {"dp_buckets", name_in(kGradientBucketNames, c.options.dp_buckets)},
-                      {"pp", c.options.pp},
-                      {"micro_batches", c.options.micro_batches},
-                      {"schedule", schedule_name(c.options.schedule)},
-                      {"regather", c.options.regather},
-                      {"grid", r.grid},
-                      {"dtype", std::string(dtype_name(c.dtype))},
-                      {"shape",
-                       {{"b", c.shape.block.b},
-                        {"s", c.shape.block.s},
-                        {"h", c.shape.block.h},
-                        {"heads", c.shape.block.heads},
-                        {"vocab", c.shape.vocab},
-                        {"layers", c.shape.layers}}},
-                      {"seed", c.seed},
-                      {"optimizer",
-                       {{"kind", std::string(optimizer_name(c.optimizer.kind))},
-                        {"learning_rate", c.optimizer.learning_rate},
-                        {"beta1", c.optimizer.beta1},
-                        {"beta2", c.optimizer.beta2},
-                        {"eps", c.optimizer.eps},
-                        {"weight_decay", c.optimizer.weight_decay}}},
-                      {"learning_rate", c.optimizer.learning_rate},
-                      {"clip", c.clip},
-                      {"padded_vocab", r.padded_vocab},
-                      {"max_norm_relative_difference", r.max_norm_relative_difference},
-                      {"padding_untouched", r.padding_touched.empty()},
-                      {"logit_offset", c.logit_offset},
-                      {"tolerance", r.tolerance.rtol},
-                      {"tolerance_abs", r.tolerance.atol},
-                      {"tolerance_first_step", r.tolerance.first_rtol},
-                      {"norm_judged_after_first_step", r.tolerance.norm_after_first},
-                      {"max_relative_difference", r.max_relative_difference},
-                      {"replicated_parameters", r.replicated_parameters},
-                      {"replicas_identical", r.replicas_differ.empty()},
-                      {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
-                      {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
-                      {"parameter_fingerprint", fmt::format("{:016x}", r.parameter_fingerprint)},
-                      {"pass", r.pass},
-                      {"diverged", diverged},
-                      {"steps_planned", c.steps},
-                      {"steps", steps}};
+  nlohmann::json j = {
+      {"scheme", c.scheme},
+      {"np", r.world_size},
+      {"dp", c.options.dp},
+      {"dp_buckets", name_in(kGradientBucketNames, c.options.dp_buckets)},
+      {"pp", c.options.pp},
+      {"micro_batches", c.options.micro_batches},
+      {"schedule", schedule_name(c.options.schedule)},
+      {"bubble_formula", pipeline::bubble_fraction(c.options.pp, c.options.micro_batches)},
+      {"regather", c.options.regather},
+      {"grid", r.grid},
+      {"dtype", std::string(dtype_name(c.dtype))},
+      {"shape",
+       {{"b", c.shape.block.b},
+        {"s", c.shape.block.s},
+        {"h", c.shape.block.h},
+        {"heads", c.shape.block.heads},
+        {"vocab", c.shape.vocab},
+        {"layers", c.shape.layers}}},
+      {"seed", c.seed},
+      {"optimizer",
+       {{"kind", std::string(optimizer_name(c.optimizer.kind))},
+        {"learning_rate", c.optimizer.learning_rate},
+        {"beta1", c.optimizer.beta1},
+        {"beta2", c.optimizer.beta2},
+        {"eps", c.optimizer.eps},
+        {"weight_decay", c.optimizer.weight_decay}}},
+      {"learning_rate", c.optimizer.learning_rate},
+      {"clip", c.clip},
+      {"padded_vocab", r.padded_vocab},
+      {"max_norm_relative_difference", r.max_norm_relative_difference},
+      {"padding_untouched", r.padding_touched.empty()},
+      {"logit_offset", c.logit_offset},
+      {"tolerance", r.tolerance.rtol},
+      {"tolerance_abs", r.tolerance.atol},
+      {"tolerance_first_step", r.tolerance.first_rtol},
+      {"norm_judged_after_first_step", r.tolerance.norm_after_first},
+      {"max_relative_difference", r.max_relative_difference},
+      {"replicated_parameters", r.replicated_parameters},
+      {"replicas_identical", r.replicas_differ.empty()},
+      {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
+      {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
+      {"parameter_fingerprint", fmt::format("{:016x}", r.parameter_fingerprint)},
+      {"pass", r.pass},
+      {"diverged", diverged},
+      {"steps_planned", c.steps},
+      {"steps", steps}};
   j.update(block_training_json(c.options.training));
   if (r.memory) {  // a run cut short has none
     j["memory"] = verify::to_json(*r.memory);

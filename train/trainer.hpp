@@ -55,6 +55,9 @@ struct StepRecord {
   /// clipped), over one replica's tensor-parallel ranks whatever the stages and replicas: two
   /// runs of the same scheme on the same tensor-parallel ranks compare bit for bit by it.
   std::uint64_t gradient_fingerprint = 0;
+  /// Each pipeline stage's share of the step spent waiting rather than computing (its forwards
+  /// and backwards): the bubble, and the transfers. One entry without a pipeline.
+  std::vector<double> stage_idle_share;
 };
 
 /// What a run found, complete on every rank.

@@ -20,6 +20,7 @@
 #include "mpi_command.hpp"
 #include "option_effects.hpp"
 #include "output_options.hpp"
+#include "pipeline/stage_actions.hpp"
 #include "plan/gpt_model.hpp"
 #include "problem_options.hpp"
 #include "process_resources.hpp"
@@ -218,6 +219,28 @@ void print_memory(const train::TrainResult& r) {
                                : "DIFFERS: " + r.memory_differs);
 }
 
+/// Each stage's idle share of the step (the median over the steps after the first), beside the
+/// bubble's formula.
+void print_bubble(const train::TrainResult& r) {
+  const SchemeOptions& o = r.config.options;
+  std::string stages;
+  for (int s = 0; s < o.pp; ++s) {
+    std::vector<double> shares;
+    for (std::size_t k = r.steps.size() > 1 ? 1 : 0; k < r.steps.size(); ++k) {
+      shares.push_back(r.steps[k].stage_idle_share[static_cast<std::size_t>(s)]);
+    }
+    std::nth_element(shares.begin(),
+                     shares.begin() + static_cast<std::ptrdiff_t>(shares.size() / 2), shares.end());
+    stages +=
+        fmt::format("{}stage {} {:.0f}%", s == 0 ? "" : ", ", s, 100 * shares[shares.size() / 2]);
+  }
+  fmt::print(
+      "bubble: idle share of the step (waiting for a neighbour, the median step) {}; the "
+      "formula (S - 1)/(M + S - 1) = {:.0f}% for stages equally fast and free transfers "
+      "(--trace draws each rank's F and B)\n",
+      stages, 100 * pipeline::bubble_fraction(o.pp, o.micro_batches));
+}
+
 void print_result(const train::TrainResult& r) {
   const auto& first = r.steps.front();
   const auto& last = r.steps.back();
@@ -255,6 +278,7 @@ void print_result(const train::TrainResult& r) {
   }
   fmt::print("throughput: {:.0f} tokens/s over the run, {:.0f}% of the step in communication\n",
              tokens / seconds, 100 * comm / seconds);
+  if (r.config.options.pp > 1) print_bubble(r);
   if (r.replicas_differ.empty()) {
     fmt::print("replicas: {} replicated parameters, every replica bitwise identical\n",
                r.replicated_parameters);

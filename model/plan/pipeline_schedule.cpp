@@ -9,7 +9,7 @@
 namespace tplab::model::plan {
 
 double bubble_fraction(int stages, std::int64_t micro_batches) {
-  return static_cast<double>(stages - 1) / static_cast<double>(micro_batches + stages - 1);
+  return pipeline::bubble_fraction(stages, micro_batches);
 }
 
 double pipeline_time_s(double stage_s, int stages, std::int64_t micro_batches) {

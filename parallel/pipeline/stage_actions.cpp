@@ -32,6 +32,10 @@ int most_in_flight(const std::vector<StageAction>& actions) {
   return most;
 }
 
+double bubble_fraction(int stages, std::int64_t micro_batches) {
+  return static_cast<double>(stages - 1) / static_cast<double>(micro_batches + stages - 1);
+}
+
 std::string to_string(const std::vector<StageAction>& actions) {
   std::string out;
   for (const StageAction& a : actions) {

@@ -2,6 +2,7 @@
 /// A schedule as data: the ordered forward and backward passes one pipeline stage runs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ std::vector<StageAction> stage_actions(PipelineSchedule schedule, int stages, in
 /// `actions`: what the stage keeps for backward at its peak, in micro-batches (GPipe: M;
 /// 1F1B: min(S - s, M)).
 int most_in_flight(const std::vector<StageAction>& actions);
+
+/// (S - 1) / (M + S - 1): the share of a step each stage idles when every stage takes the same
+/// time per micro-batch and transfers cost nothing, GPipe and 1F1B alike (0 for one stage).
+double bubble_fraction(int stages, std::int64_t micro_batches);
 
 /// "F0 F1 B0 F2 B1 B2": the actions as the papers write them.
 std::string to_string(const std::vector<StageAction>& actions);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/error.hpp"
 #include "trace/trace_recorder.hpp"
@@ -34,6 +35,11 @@ StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, D
   check(static_cast<int>(batches.size()) == model.micro_batches(),
         "one batch for every micro-batch");
   const auto live = [&] { return static_cast<std::int64_t>(device.allocations().live_bytes()); };
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  const Clock::time_point start = Clock::now();
   // kept[i]: what F(i) left allocated besides its output, until B(i)
   std::vector<std::int64_t> kept(batches.size(), 0);
   std::int64_t kept_now = 0;
@@ -55,8 +61,11 @@ StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, D
       pp->recv(in, from);
       ++record.receives;
     }
+    const Clock::time_point computing = Clock::now();
     Tensor out = forward ? model.forward(action.micro, in, batch.ids, batch.targets)
                          : model.backward(action.micro, in);
+    device.synchronize();  // a GPU's queued work is part of the pass
+    record.busy_seconds += seconds_since(computing);
     in = Tensor();
     const std::size_t i = static_cast<std::size_t>(action.micro);
     if (forward) {
@@ -76,6 +85,7 @@ StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, D
   }
   for (InFlight& s : sends) s.request.wait();
   model.finish_step();
+  record.seconds = seconds_since(start);
   return record;
 }
 

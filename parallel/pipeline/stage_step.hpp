@@ -28,6 +28,11 @@ struct StageStepRecord {
   std::int64_t kept_bytes = 0;
   int sends = 0;     ///< point-to-point sends started (one per micro-batch and direction)
   int receives = 0;  ///< receives
+  /// Seconds the stage computed: inside its forwards and backwards (F and B on the trace), not
+  /// waiting for a receive or for its sends.
+  double busy_seconds = 0;
+  /// Seconds the whole step took on this rank, from its first action to its last send done.
+  double seconds = 0;
 };
 
 /// Runs step `step` of `model`'s stage: every action in order (`actions`, from stage_actions),
