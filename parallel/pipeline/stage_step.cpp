@@ -24,6 +24,45 @@ std::int64_t bytes_of(const Tensor& t) {
   return t.defined() ? static_cast<std::int64_t>(t.bytes()) : 0;
 }
 
+/// What each micro-batch in flight keeps for its backward, and the most kept at once.
+class KeptBytes {
+ public:
+  explicit KeptBytes(std::size_t micro_batches) : kept_(micro_batches, 0) {}
+  /// F(i) left `bytes` allocated for B(i).
+  void forward_kept(std::size_t i, std::int64_t bytes) {
+    kept_[i] = bytes;
+    now_ += bytes;
+    most_ = std::max(most_, now_);
+  }
+  /// B(i) has run: what F(i) kept is free again.
+  void backward_done(std::size_t i) { now_ -= kept_[i]; }
+  std::int64_t most() const { return most_; }
+
+ private:
+  std::vector<std::int64_t> kept_;
+  std::int64_t now_ = 0;
+  std::int64_t most_ = 0;
+};
+
+/// Runs `action` on `model` (its input `in`), naming the stage and the action in any error it
+/// throws, so that a job ended by one stage says which.
+Tensor run_pass(gpt::GptModel& model, const StageAction& action, const Tensor& in,
+                const MicroBatch& batch) {
+  const auto where = [&] {
+    return fmt::format("pipeline stage {} of {}, {}{}: ", model.stage().stage, model.stage().stages,
+                       action.pass == StageAction::Pass::forward ? 'F' : 'B', action.micro);
+  };
+  try {
+    return action.pass == StageAction::Pass::forward
+               ? model.forward(action.micro, in, batch.ids, batch.targets)
+               : model.backward(action.micro, in);
+  } catch (const UsageError& e) {
+    throw UsageError(where() + e.what());
+  } catch (const InternalError& e) {
+    throw InternalError(where() + e.what());
+  }
+}
+
 }  // namespace
 
 StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, DType dtype,
@@ -40,9 +79,7 @@ StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, D
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   const Clock::time_point start = Clock::now();
-  // kept[i]: what F(i) left allocated besides its output, until B(i)
-  std::vector<std::int64_t> kept(batches.size(), 0);
-  std::int64_t kept_now = 0;
+  KeptBytes kept(batches.size());  // F(i)'s allocations besides its output, until B(i)
   StageStepRecord record;
   std::vector<InFlight> sends;
   model.start_step(step);
@@ -62,18 +99,15 @@ StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, D
       ++record.receives;
     }
     const Clock::time_point computing = Clock::now();
-    Tensor out = forward ? model.forward(action.micro, in, batch.ids, batch.targets)
-                         : model.backward(action.micro, in);
+    Tensor out = run_pass(model, action, in, batch);
     device.synchronize();  // a GPU's queued work is part of the pass
     record.busy_seconds += seconds_since(computing);
     in = Tensor();
-    const std::size_t i = static_cast<std::size_t>(action.micro);
+    const auto i = static_cast<std::size_t>(action.micro);
     if (forward) {
-      kept[i] = live() - before - bytes_of(out);
-      kept_now += kept[i];
-      record.kept_bytes = std::max(record.kept_bytes, kept_now);
+      kept.forward_kept(i, live() - before - bytes_of(out));
     } else {
-      kept_now -= kept[i];
+      kept.backward_done(i);
     }
     const bool sends_on = forward ? !stage.last() : !stage.first();
     if (sends_on) {
@@ -85,6 +119,7 @@ StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, D
   }
   for (InFlight& s : sends) s.request.wait();
   model.finish_step();
+  record.kept_bytes = kept.most();
   record.seconds = seconds_since(start);
   return record;
 }
