@@ -107,7 +107,9 @@ std::vector<TensorPlacement> mesh_placements(
                       inner.blocks.size(), mesh.scheme_ranks));
     const bool split = is_activation(inner.tensor);
     TensorPlacement p{inner.tensor, inner.global, {}, {}};
-    if (split) {
+    if (mesh.replicas == 1) {
+      p.rule = inner.rule;
+    } else if (split) {
       p.global[0] *= mesh.replicas;
       p.rule = fmt::format("Shard(0) over dp, then {}", inner.rule);
     } else {
