@@ -13,6 +13,7 @@
 #include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "fault_plan.hpp"
 
 namespace tplab {
 namespace {
@@ -45,30 +46,6 @@ class DeviceTimedComm final : public ForwardingComm {
 
  private:
   std::shared_ptr<int> reads_;
-};
-
-/// Sets TPLAB_INJECT_FAULT (or unsets it, for nullptr) and arms it; unsets and disarms after.
-class FaultPlan {
- public:
-  explicit FaultPlan(const char* plan) {
-    if (plan != nullptr) setenv("TPLAB_INJECT_FAULT", plan, 1);
-    if (plan == nullptr) unsetenv("TPLAB_INJECT_FAULT");
-    arm();
-  }
-  ~FaultPlan() {
-    unsetenv("TPLAB_INJECT_FAULT");
-    arm();
-  }
-  FaultPlan(const FaultPlan&) = delete;
-  FaultPlan& operator=(const FaultPlan&) = delete;
-
- private:
-  static void arm() {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    arm_fault_injection(rank, size);
-  }
 };
 
 TEST(CommChain, WithoutAPlanTheChainIsCountingOverTheTransport) {

@@ -16,6 +16,7 @@
 #include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
+#include "fault_plan.hpp"
 #include "trace/trace_recorder.hpp"
 
 namespace tplab {
@@ -25,29 +26,6 @@ namespace {
 double sent_value(int r, std::int64_t i) {
   return static_cast<double>((37 * r + i) % 251);
 }
-
-/// TPLAB_INJECT_FAULT set to `plan` and armed for one test; unset and disarmed after it.
-class InjectedFault {
- public:
-  explicit InjectedFault(const char* plan) {
-    setenv("TPLAB_INJECT_FAULT", plan, 1);
-    arm();
-  }
-  ~InjectedFault() {
-    unsetenv("TPLAB_INJECT_FAULT");
-    arm();
-  }
-  InjectedFault(const InjectedFault&) = delete;
-  InjectedFault& operator=(const InjectedFault&) = delete;
-
- private:
-  static void arm() {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    arm_fault_injection(rank, size);
-  }
-};
 
 class P2pTest : public testing::Test {
  protected:
@@ -267,7 +245,7 @@ TEST_F(P2pTest, AnInjectedFaultFailsASendAndPutsANanIntoAReceive) {
   const int r = world->rank(), other = partner();
   {
     // Rank 0's first transfer throws before its transport: rank 1 is not left waiting for it.
-    const InjectedFault fault("rank=0,collective=0,kind=throw");
+    const FaultPlan fault("rank=0,collective=0,kind=throw");
     auto injected = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
     const Tensor x = filled({2}, DType::f64, [](std::int64_t) { return 1.0; });
     if (r == 0) {
@@ -277,7 +255,7 @@ TEST_F(P2pTest, AnInjectedFaultFailsASendAndPutsANanIntoAReceive) {
   }
   {
     // Rank 1's first transfer, a receive, gets a NaN in its first element once it completes.
-    const InjectedFault fault("rank=1,collective=0,kind=nan");
+    const FaultPlan fault("rank=1,collective=0,kind=nan");
     auto injected = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
     if (other < 0) return;
     const Tensor out = filled({3}, DType::f64, [&](std::int64_t i) { return sent_value(r, i); });
