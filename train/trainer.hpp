@@ -49,7 +49,9 @@ struct StepRecord {
   double reference_gradient_norm = 0;  ///< the reference's
   double norm_relative_difference = 0;  ///< |norm - reference| / |reference|
   double seconds = 0;                   ///< forward, backward and update, on the slowest rank
-  double comm_seconds = 0;       ///< of which inside collectives, on the rank that spent most there
+  /// Of which blocked in communication (collectives, and receives from a neighbouring stage;
+  /// a started call counts while it was waited for), on the rank that spent most there.
+  double comm_seconds = 0;
   double tokens_per_second = 0;  ///< m / seconds
   /// FNV-1a of the gradient the optimizer applied (summed over micro-batches and replicas,
   /// clipped), over one replica's tensor-parallel ranks whatever the stages and replicas: two
