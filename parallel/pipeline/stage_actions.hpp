@@ -12,10 +12,14 @@ namespace tplab::pipeline {
 
 /// One pass of one micro-batch on one stage: F(i) or B(i).
 struct StageAction {
-  enum class Pass { forward, backward };
-  Pass pass = Pass::forward;  ///< F or B
-  int micro = 0;              ///< the micro-batch i, from 0
-  bool operator==(const StageAction&) const = default;
+  /// Which pass of the micro-batch.
+  enum class Pass {
+    forward,   ///< F: its activations through the stage's blocks
+    backward,  ///< B: their gradients back, the parameters' gradients added to the step's
+  };
+  Pass pass = Pass::forward;                            ///< F or B
+  int micro = 0;                                        ///< the micro-batch i, from 0
+  bool operator==(const StageAction&) const = default;  ///< the same pass of the same micro-batch
 };
 
 /// What stage `stage` of `stages` runs in one step of `micro_batches` micro-batches, in order:
