@@ -34,24 +34,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Where every parameter of the model lives: the layout's placements for the model's own
-/// parameters, the scheme's block placements (the same for every layer) for the rest.
-std::vector<TensorPlacement> parameter_placements(const Scheme& scheme,
-                                                  const gpt::GptLayout& layout, int world_size,
-                                                  const gpt::GptShape& shape) {
-  std::vector<TensorPlacement> out = layout.placements(world_size, shape);
-  const std::vector<TensorPlacement> block =
-      scheme.placements(world_size, shape.block, Workload::block);
-  for (std::int64_t l = 0; l < shape.layers; ++l) {
-    for (std::string_view name : kBlockParameters) {
-      TensorPlacement p = find_placement(block, name);
-      p.tensor = gpt::layer_parameter(name, l);
-      out.push_back(std::move(p));
-    }
-  }
-  return out;
-}
-
 std::uint64_t fnv1a(std::span<const std::uint64_t> words) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (std::uint64_t w : words) {
@@ -518,7 +500,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   ReferenceTraining reference(shape, initial, config.optimizer, config.clip,
                               config.options.training.dropout);
   const std::vector<TensorPlacement> placements = mesh_placements(
-      parameter_placements(scheme, *layout, mesh.scheme_ranks, micro), mesh, replica_m,
+      gpt::gpt_parameter_placements(scheme, *layout, mesh.scheme_ranks, micro), mesh, replica_m,
       [&](std::string_view tensor) { return gpt::stage_holding(tensor, shape, mesh.stages); });
 
   TensorMap shards;  // this stage's

@@ -159,19 +159,6 @@ Tensor row_tensor(Lesson& lesson, const std::vector<double>& values) {
   return t;
 }
 
-/// Every rank's `mine` (all of one length), in rank order: one all-gather over the world.
-std::vector<double> from_every_rank(Lesson& lesson, const std::vector<double>& mine) {
-  Device& device = lesson.device();
-  const auto n = static_cast<std::int64_t>(mine.size());
-  Tensor shard = device.empty({n}, DType::f64);
-  device.upload(mine, shard);
-  Tensor all = device.empty({lesson.size() * n}, DType::f64);
-  lesson.world().all_gather(shard, all);
-  std::vector<double> values(static_cast<std::size_t>(lesson.size() * n));
-  device.download(all, values);
-  return values;
-}
-
 /// The 1D MLP (the library's Mlp1D) of this rank's replica on `tp`, from its parameter shards.
 tp1d::Mlp1D replica_mlp(Lesson& lesson, const Setting& s, Comm& tp) {
   TensorMap parameters;

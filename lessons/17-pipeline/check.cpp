@@ -143,22 +143,6 @@ Problem make_problem() {
   return p;
 }
 
-/// Where every parameter lives on one stage's T ranks: the 1D layout's for the model's own, the
-/// 1D block's for each layer's (as train/trainer.cpp places them).
-std::vector<TensorPlacement> parameter_placements(const Scheme& scheme,
-                                                  const gpt::GptLayout& layout, int t) {
-  std::vector<TensorPlacement> out = layout.placements(t, kShape);
-  const std::vector<TensorPlacement> block = scheme.placements(t, kShape.block, Workload::block);
-  for (std::int64_t l = 0; l < kShape.layers; ++l) {
-    for (std::string_view name : kBlockParameters) {
-      TensorPlacement p = find_placement(block, name);
-      p.tensor = gpt::layer_parameter(name, l);
-      out.push_back(std::move(p));
-    }
-  }
-  return out;
-}
-
 /// What one case builds on every rank: its mesh and groups, the 1D scheme and its GPT layout.
 struct Setup {
   Case c;
@@ -179,7 +163,7 @@ Setup make_setup(Lesson& lesson, const Case& c) {
   s.comms = split_mesh(lesson.world(), s.mesh);
   s.scheme = make_scheme("1d");
   s.layout = gpt::make_gpt_layout("1d", SchemeOptions{});
-  s.placements = parameter_placements(*s.scheme, *s.layout, c.layout.tp);
+  s.placements = gpt::gpt_parameter_placements(*s.scheme, *s.layout, c.layout.tp, kShape);
   s.stage = {.stage = s.mesh.stage_of(lesson.rank()), .stages = c.layout.stages};
   s.tp_rank = s.mesh.scheme_rank_of(lesson.rank());
   return s;
@@ -616,19 +600,6 @@ CaseRun run_case(Lesson& lesson, const Problem& problem, const Case& c) {
 
 // ---- Rows of every rank
 
-/// Every rank's `mine` (all of one length), in rank order: one all-gather over the world.
-std::vector<double> from_every_rank(Lesson& lesson, const std::vector<double>& mine) {
-  Device& device = lesson.device();
-  const auto n = static_cast<std::int64_t>(mine.size());
-  Tensor shard = device.empty({n}, DType::f64);
-  device.upload(mine, shard);
-  Tensor all = device.empty({lesson.size() * n}, DType::f64);
-  lesson.world().all_gather(shard, all);
-  std::vector<double> values(static_cast<std::size_t>(lesson.size() * n));
-  device.download(all, values);
-  return values;
-}
-
 /// The longest of every rank's row lengths `n`. Collective.
 std::int64_t longest_row(Lesson& lesson, std::size_t n) {
   Tensor t = lesson.device().empty({1}, DType::f64);
@@ -897,7 +868,7 @@ void print_layouts(const Lesson& lesson) {
     const auto scheme = make_scheme("1d");
     const auto gpt_layout = gpt::make_gpt_layout("1d", SchemeOptions{});
     const std::vector<TensorPlacement> places =
-        parameter_placements(*scheme, *gpt_layout, layout.tp);
+        gpt::gpt_parameter_placements(*scheme, *gpt_layout, layout.tp, kShape);
     const Extents x =
         find_placement(scheme->placements(layout.tp, b, Workload::block), "x").local_extents(0);
     const std::int64_t blocks = kShape.layers / layout.stages;

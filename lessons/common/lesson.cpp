@@ -851,6 +851,18 @@ HostArray host_array(Extents extents, std::vector<double> values) {
   return {std::move(extents), std::move(values)};
 }
 
+std::vector<double> from_every_rank(Lesson& lesson, const std::vector<double>& mine) {
+  Device& device = lesson.device();
+  const auto n = static_cast<std::int64_t>(mine.size());
+  Tensor shard = device.empty({n}, DType::f64);
+  device.upload(mine, shard);
+  Tensor all = device.empty({lesson.size() * n}, DType::f64);
+  lesson.world().all_gather(shard, all);
+  std::vector<double> values(static_cast<std::size_t>(lesson.size() * n));
+  device.download(all, values);
+  return values;
+}
+
 std::vector<double> draw(std::int64_t count, std::uint64_t seed, bool integers) {
   std::mt19937_64 engine(input_seed(seed));
   std::vector<double> values(static_cast<std::size_t>(count));

@@ -301,6 +301,10 @@ void expect_collectives(Lesson& lesson, const std::string& name, const TensorPla
 /// `values` (row-major) as a global array with these extents.
 HostArray host_array(Extents extents, std::vector<double> values);
 
+/// Every rank's `mine` (all of one length), in rank order: one all-gather over the lesson's
+/// world. Collective.
+std::vector<double> from_every_rank(Lesson& lesson, const std::vector<double>& mine);
+
 /// Values drawn from input_seed(seed): small integers -2..2 (every sum exact) or uniform in
 /// [-1, 1).
 std::vector<double> draw(std::int64_t count, std::uint64_t seed, bool integers);

@@ -1,5 +1,5 @@
 /// @file
-/// The rules a GPT shape must meet.
+/// The rules a GPT shape must meet, and where its parameters live.
 #include "gpt/gpt_layout.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +12,21 @@ std::int64_t padded_vocab(const GptLayout& layout, int world_size, const GptShap
   const std::int64_t parts = layout.vocab_parts(world_size, shape);
   if (parts <= 0) return shape.vocab;
   return (shape.vocab + parts - 1) / parts * parts;
+}
+
+std::vector<TensorPlacement> gpt_parameter_placements(const Scheme& scheme, const GptLayout& layout,
+                                                      int world_size, const GptShape& shape) {
+  std::vector<TensorPlacement> out = layout.placements(world_size, shape);
+  const std::vector<TensorPlacement> block =
+      scheme.placements(world_size, shape.block, Workload::block);
+  for (std::int64_t l = 0; l < shape.layers; ++l) {
+    for (std::string_view name : kBlockParameters) {
+      TensorPlacement p = find_placement(block, name);
+      p.tensor = layer_parameter(name, l);
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
 }
 
 void validate_gpt(const Scheme& scheme, const GptLayout& layout, int world_size,

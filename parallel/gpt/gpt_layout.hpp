@@ -62,6 +62,12 @@ class GptLayout {
 /// (VocabParallelCrossEntropy::mask_ids_from). V itself when no grid fits.
 std::int64_t padded_vocab(const GptLayout& layout, int world_size, const GptShape& shape);
 
+/// Where every parameter of the GPT `shape` lives on `world_size` ranks: the layout's placements
+/// for the model's own parameters (and the logits), the scheme's block placements, the same for
+/// every layer, for each layer's ("layer0.wq", ...).
+std::vector<TensorPlacement> gpt_parameter_placements(const Scheme& scheme, const GptLayout& layout,
+                                                      int world_size, const GptShape& shape);
+
 /// Throws UsageError, the same on every rank, unless `scheme` and its layout can run `shape`
 /// on `world_size` ranks.
 void validate_gpt(const Scheme& scheme, const GptLayout& layout, int world_size,

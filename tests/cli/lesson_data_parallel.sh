@@ -16,23 +16,13 @@ solution=$source_dir/lessons/14-data-parallel/solution.cpp
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAILED: $*"; exit 1; }
 
-# plant STUDENT OLD NEW [OLD NEW ...]: the solution with each OLD line replaced by NEW (each
-# must occur exactly once), as STUDENT's exercise.
+# plant STUDENT OLD NEW [OLD NEW ...]: the solution with each OLD replaced by NEW (each must
+# occur exactly once), as STUDENT's exercise.
 plant() {
   local student=$1
   shift
-  mkdir -p "$work/class/$student/14-data-parallel"
-  python3 - "$solution" "$work/class/$student/14-data-parallel/exercise.cpp" "$@" <<'PLANT' ||
-import sys
-source, target, edits = sys.argv[1], sys.argv[2], sys.argv[3:]
-text = open(source).read()
-for old, new in zip(edits[::2], edits[1::2]):
-    if text.count(old) != 1:
-        sys.exit(f"'{old}' is not once in {source} (solution.cpp changed?)")
-    text = text.replace(old, new)
-open(target, "w").write(text)
-PLANT
-    fail "could not plant the mistakes of $student"
+  python3 "$(dirname "$0")/plant_mistakes.py" "$solution" \
+    "$work/class/$student/14-data-parallel/exercise.cpp" "$@" || fail "could not plant the mistakes of $student"
 }
 plant colours \
   'mesh.tp = world.split(mesh.dp_index, mesh.tp_rank, "tp");' \

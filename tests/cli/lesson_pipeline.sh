@@ -23,18 +23,8 @@ fail() { echo "FAILED: $*"; exit 1; }
 plant() {
   local student=$1
   shift
-  mkdir -p "$work/class/$student/17-pipeline"
-  python3 - "$solution" "$work/class/$student/17-pipeline/exercise.cpp" "$@" <<'PLANT' ||
-import sys
-source, target, edits = sys.argv[1], sys.argv[2], sys.argv[3:]
-text = open(source).read()
-for old, new in zip(edits[::2], edits[1::2]):
-    if text.count(old) != 1:
-        sys.exit(f"'{old}' is not once in {source} (solution.cpp changed?)")
-    text = text.replace(old, new)
-open(target, "w").write(text)
-PLANT
-    fail "could not plant the mistake of $student"
+  python3 "$(dirname "$0")/plant_mistakes.py" "$solution" \
+    "$work/class/$student/17-pipeline/exercise.cpp" "$@" || fail "could not plant the mistake of $student"
 }
 warmup='const int warmup = std::min(stages - s - 1, micro_batches);'
 plant right
