@@ -363,7 +363,7 @@ std::string training_grid(int world_size, const TrainConfig& config) {
     return make_scheme(config.scheme, o)->describe_grid(world_size, config.shape.block);
   }
   const int scheme_ranks = world_size / (o.dp * o.pp);
-  return fmt::format("{}pp={} x {}", o.dp > 1 ? fmt::format("dp={} x ", o.dp) : "", o.pp,
+  return fmt::format("{}pp={} {}", o.dp > 1 ? fmt::format("dp={} ", o.dp) : "", o.pp,
                      make_scheme(config.scheme, replica_options(o))
                          ->describe_grid(scheme_ranks, config.shape.block));
 }

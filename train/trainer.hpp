@@ -108,7 +108,8 @@ void validate_training(int world_size, const TrainConfig& config);
 /// and with AdamW the two moments of every parameter.
 double training_bytes_per_rank(const TrainConfig& config);
 
-/// The training's grid: the scheme's on one stage ("dp=2 t=2"), after "pp=S x " with stages.
+/// The training's grid as the scheme's with data parallelism reads ("dp=2 t=2"), with "pp=S" before
+/// the scheme's own with stages ("dp=2 pp=2 t=2"), as placements prints it.
 std::string training_grid(int world_size, const TrainConfig& config);
 
 /// The vocabulary of a training's parallel model.
