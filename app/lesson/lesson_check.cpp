@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <sstream>
 
 #include "compiler_messages.hpp"
 #include "core/error.hpp"
@@ -37,21 +38,35 @@ std::optional<std::string> build_target(const std::string& target) {
   return compiler_messages(output, kBinaryDir, TPLAB_SOURCE_DIR);
 }
 
+/// A source of a lesson's program and its digest as it is now.
+struct BuiltSource {
+  std::filesystem::path path;
+  std::string sha256;
+};
+
 /// Makes the build compile `sources` as they are now. A file copied in with its old time stamp
 /// (a submission unpacked into a checkout built before) would look older than the program and
-/// not be compiled again; so when the sources' digests differ from those `record` kept of the
-/// last build, their time stamps are renewed. The record then holds these digests before the
+/// not be compiled again; so each source whose digest differs from the one `record` kept of the
+/// last build has its time stamp renewed, and only those: the check, the same for every student
+/// of a class, is not compiled again for each. The record then holds these digests before the
 /// build starts, so that it names what the build last compiled even when the build fails: a
 /// submission that failed between two alike would otherwise leave the second one its object.
-void renew_if_changed(const std::vector<std::filesystem::path>& sources,
-                      const std::filesystem::path& record, const std::string& digests) {
-  if (read_own_file(record, "the record of the last build") == digests) return;
-  for (const auto& source : sources) {
-    if (utimensat(AT_FDCWD, source.c_str(), nullptr, 0) != 0) {
+void renew_if_changed(const std::vector<BuiltSource>& sources,
+                      const std::filesystem::path& record) {
+  std::string digests;
+  for (const BuiltSource& source : sources) digests += source.sha256 + "\n";
+  const std::string last = read_own_file(record, "the record of the last build").value_or("");
+  if (last == digests) return;
+  std::istringstream last_lines(last);
+  for (const BuiltSource& source : sources) {
+    std::string last_sha256;
+    std::getline(last_lines, last_sha256);
+    if (last_sha256 == source.sha256) continue;
+    if (utimensat(AT_FDCWD, source.path.c_str(), nullptr, 0) != 0) {
       throw UsageError(
           fmt::format("cannot renew the time stamp of {} so that it is compiled "
                       "again ({})",
-                      source.string(), std::strerror(errno)));
+                      source.path.string(), std::strerror(errno)));
     }
   }
   write_file_safely(record, digests, "the record of the last build");
@@ -239,19 +254,18 @@ LessonRun check_lesson(const LessonInfo& l, const CheckRequest& request) {
   run.check_sha256 = sha256_of_file(checker);
   // The judge first: the library's solution with the same check.
   const auto solution = l.dir / "solution.cpp";
-  const std::string judge_digests = sha256_of_file(solution) + " " + run.check_sha256 + "\n";
   const auto judge_record = kBinaryDir / "lessons" / (judge_target + ".sources.sha256");
-  renew_if_changed({solution, checker}, judge_record, judge_digests);
+  renew_if_changed({{solution, sha256_of_file(solution)}, {checker, run.check_sha256}},
+                   judge_record);
   if (std::optional<std::string> messages = build_target(judge_target)) {
     throw InternalError(fmt::format("the library's solution of lesson {:02d} does not compile:\n{}",
                                     l.number, *messages));
   }
-  const std::string digests = run.source_sha256 + " " + run.check_sha256 + "\n";
   const auto record = kBinaryDir / "lessons" / (target + ".sources.sha256");
   std::optional<ExerciseLink> link;  // held until the check ends
   if (!request.solution) {
     link.emplace(l, run.source);
-    renew_if_changed({run.source, checker}, record, digests);
+    renew_if_changed({{run.source, run.source_sha256}}, record);  // the check: with the judge's
     if (std::optional<std::string> messages = build_target(target)) {
       run.outcome = LessonRun::Outcome::does_not_compile;
       run.compiler_output = with_source_path(std::move(*messages), l, run.source);
