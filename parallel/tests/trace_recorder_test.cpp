@@ -127,7 +127,8 @@ TEST(DeviceTracing, EveryOperationIsASliceWithItsOperandsUntilTurnedOff) {
   EXPECT_EQ(slices[0]["args"]["product"], "A^T B");
   EXPECT_EQ(slices[0]["args"]["dtype"], "f64");
   EXPECT_EQ(slices[0]["args"]["operands"],
-            nlohmann::json::array({to_string({4, 3}), to_string({4, 5}), to_string({3, 5})}));
+            nlohmann::json::array(
+                {to_string(Extents{4, 3}), to_string(Extents{4, 5}), to_string(Extents{3, 5})}));
   EXPECT_EQ(slices[1]["name"], "gelu_forward");
   EXPECT_EQ(slices[2]["name"], "fill");
 }

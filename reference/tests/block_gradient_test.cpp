@@ -10,31 +10,12 @@
 namespace tplab::reference {
 namespace {
 
+using testing::finite_difference;
+using testing::kGradientTolerance;
 using testing::random_matrix;
 using testing::random_params;
 using testing::relative_error;
 using testing::TensorView;
-
-// Central differences have truncation error ~ step^2 and rounding error ~ 1e-16 |L| / step;
-// at 1e-5 both sit far below the 1e-6 tolerance for these small, O(1) problems.
-constexpr double kStep = 1e-5;
-constexpr double kTolerance = 1e-6;
-
-/// Central-difference gradient of loss() with respect to every element of t.
-template <typename Loss>
-Vector<double> finite_difference(const TensorView<double>& t, const Loss& loss) {
-  Vector<double> fd(t.size);
-  for (Eigen::Index i = 0; i < t.size; ++i) {
-    const double saved = t.data[i];
-    t.data[i] = saved + kStep;
-    const double plus = loss();
-    t.data[i] = saved - kStep;
-    const double minus = loss();
-    t.data[i] = saved;
-    fd(i) = (plus - minus) / (2 * kStep);
-  }
-  return fd;
-}
 
 /// Checks dx and all sixteen parameter gradients against L = sum(y .* dy).
 /// With dropout, L is still a smooth function of every input: the masks depend only on the
@@ -57,7 +38,7 @@ void check_gradients(const Shape& sh, std::uint64_t seed, const Dropout& dropout
               static_cast<long long>(sh.b), static_cast<long long>(sh.s),
               static_cast<long long>(sh.h), static_cast<long long>(sh.heads), dropout.p);
   for (std::size_t t = 0; t < inputs.size(); ++t) {
-    const Vector<double> fd = finite_difference(inputs[t], loss);
+    const Vector<double> fd = finite_difference(inputs[t].data, inputs[t].size, loss);
     const auto analytic = grads[t].flat();
     ASSERT_EQ(analytic.size(), fd.size()) << inputs[t].name;
     if (inputs[t].name == "bk") {
@@ -71,7 +52,7 @@ void check_gradients(const Shape& sh, std::uint64_t seed, const Dropout& dropout
     }
     const double err = relative_error(analytic, fd);
     std::printf("  %-9s %.2e\n", inputs[t].name.c_str(), err);
-    EXPECT_LT(err, kTolerance) << inputs[t].name;
+    EXPECT_LT(err, kGradientTolerance) << inputs[t].name;
   }
 }
 

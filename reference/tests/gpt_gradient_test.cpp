@@ -12,31 +12,13 @@
 namespace tplab::reference {
 namespace {
 
+using testing::finite_difference;
+using testing::kGradientTolerance;
 using testing::random_matrix;
 using testing::random_params;
 using testing::random_vector;
 using testing::relative_error;
 using testing::TensorView;
-
-// As in block_gradient_test.cpp: truncation ~ step^2 and rounding ~ 1e-16 / step stay far
-// below the tolerance on these small O(1) problems.
-constexpr double kStep = 1e-5;
-constexpr double kTolerance = 1e-6;
-
-template <typename Loss>
-Vector<double> finite_difference(double* data, Eigen::Index size, const Loss& loss) {
-  Vector<double> fd(size);
-  for (Eigen::Index i = 0; i < size; ++i) {
-    const double saved = data[i];
-    data[i] = saved + kStep;
-    const double plus = loss();
-    data[i] = saved - kStep;
-    const double minus = loss();
-    data[i] = saved;
-    fd(i) = (plus - minus) / (2 * kStep);
-  }
-  return fd;
-}
 
 std::vector<std::int64_t> random_ids(std::int64_t count, std::int64_t vocab, std::mt19937_64& rng) {
   std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
@@ -71,7 +53,7 @@ TEST(CrossEntropy, GradientMatchesFiniteDifferences) {
   });
   const double err = relative_error(Eigen::Map<const Vector<double>>(d.data(), d.size()), fd);
   std::printf("cross-entropy: relative error of dlogits %.2e\n", err);
-  EXPECT_LT(err, kTolerance);
+  EXPECT_LT(err, kGradientTolerance);
 }
 
 TEST(GptGradient, EveryParameterMatchesFiniteDifferences) {
@@ -117,7 +99,7 @@ TEST(GptGradient, EveryParameterMatchesFiniteDifferences) {
     const Vector<double> fd = finite_difference(params[t].data, params[t].size, loss);
     const double err = relative_error(grads[t].flat(), fd);
     std::printf("  %-9s %.2e\n", params[t].name.c_str(), err);
-    EXPECT_LT(err, kTolerance) << params[t].name;
+    EXPECT_LT(err, kGradientTolerance) << params[t].name;
   }
 }
 

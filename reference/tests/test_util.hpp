@@ -112,4 +112,26 @@ double relative_error(const A& a, const B& b) {
   return (a - b).norm() / b.norm();
 }
 
+// Central differences have truncation error ~ step^2 and rounding error ~ 1e-16 |L| / step;
+// at 1e-5 both sit far below the 1e-6 tolerance for these small, O(1) problems.
+constexpr double kFiniteDifferenceStep = 1e-5;
+constexpr double kGradientTolerance = 1e-6;
+
+/// Central-difference gradient of loss() with respect to each of the `size` elements at `data`.
+template <typename Loss>
+Vector<double> finite_difference(double* data, Eigen::Index size, const Loss& loss) {
+  constexpr double step = kFiniteDifferenceStep;
+  Vector<double> fd(size);
+  for (Eigen::Index i = 0; i < size; ++i) {
+    const double saved = data[i];
+    data[i] = saved + step;
+    const double plus = loss();
+    data[i] = saved - step;
+    const double minus = loss();
+    data[i] = saved;
+    fd(i) = (plus - minus) / (2 * step);
+  }
+  return fd;
+}
+
 }  // namespace tplab::reference::testing
