@@ -3,11 +3,12 @@
 
 Usage: kernel_registers.py --nvcc NVCC --source PARALLEL_DIR --architectures "80;90"
 
-Compiles the CUDA sources of CudaDevice (device/cuda/cuda_device.cu, device/cuda/column_sums.cu
-and each family's device/ops/<family>.cu: every kernel, every dtype) for each architecture
-with nvcc --resource-usage, reads "Used N registers" for every kernel, and fails when a kernel
-needs so many that fewer than MIN_BLOCKS blocks of kThreadsPerBlock threads (launch_plan.hpp)
-fit in a multiprocessor's 65,536 registers. A kernel that holds one block alone per
+Compiles the device code of CudaDevice's CUDA sources (device/cuda/cuda_device.cu,
+device/cuda/column_sums.cu and each family's device/ops/<family>.cu: every kernel, every dtype)
+for each architecture with nvcc -cubin --resource-usage (device code only, the host code is
+not compiled), reads "Used N registers" for every kernel, and fails when a kernel needs so many
+that fewer than MIN_BLOCKS blocks of kThreadsPerBlock threads (launch_plan.hpp) fit in a
+multiprocessor's 65,536 registers. A kernel that holds one block alone per
 multiprocessor cannot hide its memory latency behind another's work. Needs no GPU.
 """
 import argparse
@@ -39,7 +40,7 @@ def kernel_registers(nvcc, source, arch):
     with tempfile.TemporaryDirectory() as out:
         result = subprocess.run(
             [nvcc, "-std=c++20", "-O3", "-DNDEBUG", f"-I{source}", "--resource-usage",
-             f"--generate-code=arch=compute_{arch},code=sm_{arch}", "-x", "cu", "-c",
+             f"--generate-code=arch=compute_{arch},code=sm_{arch}", "-x", "cu", "-cubin",
              *[str(path) for path in kernel_sources(source)]],
             capture_output=True, text=True, cwd=out)
     if result.returncode != 0:
