@@ -19,8 +19,8 @@ VocabParallelCrossEntropy::VocabParallelCrossEntropy(Device& device, Comm& vocab
 std::vector<double> VocabParallelCrossEntropy::forward(const Tensor& logits,
                                                        std::span<const std::int64_t> targets) {
   check(logits.rows() == block_.rows && logits.cols() == block_.cols,
-        fmt::format("cross-entropy: logits {} for a block of {} x {}", to_string(logits.extents()),
-                    block_.rows, block_.cols));
+        fmt::format("cross-entropy: logits {} for a block of {} x {}",
+                    tplab::to_string(logits.extents()), block_.rows, block_.cols));
   targets_.assign(targets.begin() + block_.row0, targets.begin() + block_.row0 + block_.rows);
   for (std::int64_t& t : targets_) t -= block_.col0;
   logits_ = logits;
