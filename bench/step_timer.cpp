@@ -14,6 +14,7 @@
 #include "problem.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
+#include "rank_measures.hpp"
 #include "rank_shards.hpp"
 #include "reference_bridge.hpp"
 #include "registry/make_scheme.hpp"
@@ -34,15 +35,6 @@ nlohmann::json step_args(const char* series, int index, bool timed) {
   return {{"series", series}, {"index", index}, {"timed", timed}};
 }
 
-/// The slowest rank's value.
-double max_over_ranks(Comm& world, double value) {
-  CpuDevice host;
-  Tensor t = host.empty({1}, DType::f64);
-  t.data_as<double>()[0] = value;
-  world.all_reduce(t, ReduceOp::max);
-  return t.data_as<double>()[0];
-}
-
 /// Cuts this rank's shards out of the global inputs, which every rank draws whole (f64) and
 /// which are freed on return, so that they do not count in the memory of a step.
 verify::RankShards make_shards(const Scheme& scheme, Comm& world, Device& device,
@@ -52,30 +44,6 @@ verify::RankShards make_shards(const Scheme& scheme, Comm& world, Device& device
   return verify::shard_for_rank(device, inputs,
                                 scheme.placements(world.size(), config.shape, Workload::block),
                                 world.rank(), config.dtype);
-}
-
-/// Bytes that crossed this rank's links in the counted collectives (bus elements x size).
-double bus_bytes_of(const CommCounters& counters) {
-  double bytes = 0;
-  for (const CollectiveCount& c : counters.snapshot()) {
-    if (c.elements > 0) bytes += c.bus_elements * static_cast<double>(c.bytes) / c.elements;
-  }
-  return bytes;
-}
-
-/// The seconds and logical bytes of the counted collectives on the data-parallel groups.
-struct GroupShare {
-  double seconds = 0;
-  std::int64_t bytes = 0;
-};
-GroupShare data_parallel_share(const CommCounters& counters) {
-  GroupShare share;
-  for (const CollectiveCount& c : counters.snapshot()) {
-    if (c.group != kDataParallelGroup) continue;
-    share.seconds += c.seconds;
-    share.bytes += c.bytes;
-  }
-  return share;
 }
 
 template <typename T>
@@ -176,7 +144,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     const double blocked = world.counters().total_exposed_seconds();
     bytes = world.counters().total_bytes();
     bus_bytes = bus_bytes_of(world.counters());
-    const GroupShare dp = data_parallel_share(world.counters());
+    const GroupShare dp = group_share(world.counters(), kDataParallelGroup);
     dp_bytes = dp.bytes;
     if (i < config.warmup) continue;
     wall_seconds += step;

@@ -25,6 +25,17 @@ tplab_cli_test(model_plan_out_of_memory ${expect} 0 "^  best: none: no layout fi
                ${tplab_bin} model plan --memory-gib 4)
 tplab_cli_test(model_plan_plot_bad_input ${expect} 2 "/dev/null: not JSON" -- ${Python3_EXECUTABLE}
                ${PROJECT_SOURCE_DIR}/bench/report/plan_plot.py /dev/null -o ${plan_png}.unused)
+# --dp and --pp keep the layouts of those degrees (the JSON checker confirms it holds those
+# alone); --micro-batches m sets b = B / (D m); GPipe keeps all m micro-batches on every stage,
+# so the seeds' layout no longer fits.
+set(plan_fixed_json ${CMAKE_CURRENT_BINARY_DIR}/model_plan_fixed.json)
+tplab_cli_test(model_plan_fixed ${expect} 0 "^  best: DP 8 x TP 4 x PP 4 with 1d \\(t=4\\): " --
+               ${tplab_bin} model plan --dp 8 --pp 4 --micro-batches 64 --json ${plan_fixed_json})
+tplab_cli_test(model_plan_fixed_json ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_plan_json.py
+               ${plan_fixed_json})
+set_tests_properties(cli.model_plan_fixed_json PROPERTIES DEPENDS cli.model_plan_fixed)
+tplab_cli_test(model_plan_gpipe ${expect} 0 "^ +8 +4 +4 1d +t=4 +64 .* exceeds the device's 74.5 GiB$" --
+               ${tplab_bin} model plan --dp 8 --pp 4 --schedule gpipe)
 # Bad input: exit 2 and the reason.
 foreach(case IN ITEMS
     "part_node;--gpus 100 does not fill nodes of 8 .* give a multiple of 8, such as 104;--gpus 100"
@@ -37,7 +48,12 @@ foreach(case IN ITEMS
     "two_counts;model plan plans one cluster: give one device count to --gpus;--gpus 8,16"
     "one_node;hardware 'local' has no inter-node link;--hardware local --gpus 4"
     "rank_order;--rank-order: 'dp-tp-pp' is not one of tp-pp-dp or tp-dp-pp;--rank-order dp-tp-pp"
-    "with_batch;model plan takes no option --batch;--batch 8")
+    "with_batch;model plan takes no option --batch;--batch 8"
+    "pp;no DP x TP x PP layout of 128 devices has PP = 3 \\(--pp\\): DP x TP x PP = 128, so DP x PP must divide 128;--pp 3"
+    "micro_batches_no_dp;--micro-batches 4 needs --dp D;--micro-batches 4"
+    "micro_batches_split;--global-batch 512 is not divisible by --dp 8 x --micro-batches 3;--dp 8 --micro-batches 3"
+    "both_micro;give --micro-batch b .* or --micro-batches m .*, not both;--dp 2 --micro-batch 2 --micro-batches 4"
+    "schedule_one_stage;--schedule has no effect here;--pp 1 --schedule gpipe")
   list(GET case 0 label)
   list(GET case 1 pattern)
   list(GET case 2 arguments)

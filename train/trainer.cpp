@@ -22,6 +22,8 @@
 #include "optim/gradient_norm.hpp"
 #include "pipeline/pipeline_problem.hpp"
 #include "pipeline/stage_step.hpp"
+#include "pipelined_gpt.hpp"
+#include "plan/gpt_model.hpp"
 #include "reference_training.hpp"
 #include "registry/make_scheme.hpp"
 #include "tensor_check.hpp"
@@ -163,24 +165,6 @@ double gradient_norm_in_name_order(Comm& world, Device& device, const TensorMap&
   return std::sqrt(sum);
 }
 
-/// Each stage's share of its step spent not computing (waiting for a neighbour: the bubble, and
-/// the transfers), the mean over the stage's ranks of 1 - busy / step (StageStepRecord).
-/// Collective.
-std::vector<double> stage_idle_shares(Comm& world, const MeshLayout& mesh,
-                                      const pipeline::StageStepRecord& mine) {
-  CpuDevice host;
-  Tensor sent = host.empty({1}, DType::f64);
-  sent.data_as<double>()[0] = mine.seconds > 0 ? 1.0 - mine.busy_seconds / mine.seconds : 0.0;
-  Tensor all = host.empty({world.size()}, DType::f64);
-  world.all_gather(sent, all);
-  std::vector<double> shares(static_cast<std::size_t>(mesh.stages), 0.0);
-  for (int r = 0; r < world.size(); ++r) {
-    shares[static_cast<std::size_t>(mesh.stage_of(r))] +=
-        all.data_as<double>()[r] / (mesh.replicas * mesh.scheme_ranks);
-  }
-  return shares;
-}
-
 /// Compares the hashes of every shard of `parameters` (the model's, or their f32 masters)
 /// among the ranks that hold the same block, as verify does for gradients; returns the first
 /// parameter whose replicas differ (or "") and sets the run's parameter hash (every rank's
@@ -223,22 +207,6 @@ std::string check_replicas(Comm& world, Device& device, const TensorMap& paramet
     result.replicated_parameters += replicated ? 1 : 0;
   }
   return differ;
-}
-
-/// This rank's slice of the global batch: its replica's tokens, cut into `micro_batches`
-/// micro-batches of consecutive sequences.
-std::vector<pipeline::MicroBatch> micro_batches_of(const Batch& global, std::int64_t token0,
-                                                   std::int64_t tokens, int micro_batches) {
-  std::vector<pipeline::MicroBatch> out;
-  const std::int64_t each = tokens / micro_batches;
-  for (int i = 0; i < micro_batches; ++i) {
-    const std::int64_t first = token0 + i * each;
-    const auto slice = [&](const std::vector<std::int64_t>& all) {
-      return std::vector<std::int64_t>(all.begin() + first, all.begin() + first + each);
-    };
-    out.push_back({slice(global.ids), slice(global.targets)});
-  }
-  return out;
 }
 
 /// |a - b| / |b|.
@@ -357,6 +325,12 @@ void validate_training(int world_size, const TrainConfig& config) {
                     pipeline::micro_batch_shape(padded_shape(world_size, config), config.options));
 }
 
+double model_flops_per_step(const TrainConfig& config) {
+  const gpt::GptShape& g = config.shape;
+  const model::plan::GptModel model{g.layers, g.block.h, g.block.heads, g.block.s, g.vocab};
+  return model::plan::model_step_flops(model, {g.block.b, g.block.b});
+}
+
 std::string training_grid(int world_size, const TrainConfig& config) {
   const SchemeOptions& o = config.options;
   if (o.pp == 1) {
@@ -391,46 +365,6 @@ double training_bytes_per_rank(const TrainConfig& config) {
 }
 
 namespace {
-
-/// What this rank holds after training, by kind, beside what its shards' placements, the
-/// optimizer's rule and the cost model say it holds (module comment of TrainResult::memory).
-/// `replica`: the GPT one replica trains, on `mesh`.
-verify::MemoryBreakdown training_memory(Comm& world, Device& device, const TrainConfig& config,
-                                        const MeshLayout& mesh, const gpt::GptShape& micro,
-                                        const gpt::GptModel& model,
-                                        const ShardedOptimizer& optimizer,
-                                        const std::vector<TensorPlacement>& placements,
-                                        std::int64_t kept, int in_flight) {
-  std::int64_t elements = 0;  // of this rank's parameter shards, as the placements cut them
-  for (const auto& [name, tensor] : model.parameters()) {
-    const Extents local = find_placement(placements, name).local_extents(world.rank());
-    std::int64_t n = 1;
-    for (std::int64_t e : local) n *= e;
-    elements += n;
-  }
-  const auto size = static_cast<std::int64_t>(dtype_size(config.dtype));
-  const auto master = static_cast<std::int64_t>(dtype_size(master_dtype(config.dtype)));
-  // AdamW: two moments per element in the master dtype; bf16: the f32 masters besides
-  const std::int64_t optimizer_model =
-      (config.optimizer.kind == OptimizerKind::adamw ? 2 * elements * master : 0) +
-      (master != size ? elements * master : 0);
-  verify::MemoryBreakdown memory;
-  memory.parameters = {verify::tensor_bytes(model.parameters()), elements * size};
-  // the gradients are summed over the micro-batches in the masters' dtype (f32 for bf16)
-  memory.gradients = {verify::tensor_bytes(model.gradients()), elements * master};
-  memory.optimizer = {
-      verify::tensor_bytes(optimizer.state()) + verify::tensor_bytes(optimizer.masters()),
-      optimizer_model};
-  // the stage's blocks and parts for one micro-batch, times the micro-batches in flight at once
-  memory.activations = {
-      kept, in_flight *
-                model::gpt_activation_elements(config.scheme, replica_options(config.options),
-                                               mesh.scheme_ranks, micro,
-                                               mesh.scheme_rank_of(world.rank()), model.stage()) *
-                size};
-  memory.peak_allocated = static_cast<std::int64_t>(device.allocations().peak_bytes());
-  return memory;
-}
 
 /// Empty when every step of every rank of `world` kept for backward what its first step kept
 /// (`kept_by_step`: this rank's, step by step); otherwise the lowest such rank's first step
@@ -472,51 +406,18 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   // D replicas of S stages of P ranks (MeshLayout): each replica trains the model on its b/D
   // sequences, cut into M micro-batches that pass through its stages as the schedule orders
   // them; the mean of the replicas' gradients is the gradient of the global batch's mean loss.
-  const MeshLayout mesh = mesh_of(config.options, world.size());
-  const gpt::GptStage stage{.stage = mesh.stage_of(world.rank()), .stages = mesh.stages};
   const gpt::GptShape& shape = config.shape;
-  // The parallel model's vocabulary is padded to a multiple of its parts; the reference's not.
-  const gpt::GptShape padded = padded_shape(world.size(), config);
-  const gpt::GptShape micro = pipeline::micro_batch_shape(padded, config.options);
-  const int micro_batches = config.options.micro_batches;
-  const std::int64_t m = shape.block.tokens(), micro_m = micro.block.tokens(),
-                     replica_m = micro_m * micro_batches;
-  const std::int64_t token0 = mesh.replica_of(world.rank()) * replica_m;
-  // Each micro-batch's blocks draw the whole batch's dropout masks for its own sequences.
-  std::vector<std::unique_ptr<Scheme>> micro_schemes;
-  std::vector<const Scheme*> micro_scheme_of;
-  for (int i = 0; i < micro_batches; ++i) {
-    SchemeOptions options =
-        replica_options_of_rank(config.options, mesh, world.rank(), config.shape.block);
-    options.training.first_sequence += i * micro.block.b;
-    micro_schemes.push_back(make_scheme(config.scheme, options));
-    micro_scheme_of.push_back(micro_schemes.back().get());
-  }
-  const Scheme& scheme = *micro_schemes.front();
-  const auto layout = gpt::make_gpt_layout(config.scheme, replica_options(config.options));
   const verify::HostArrays initial = initial_parameters(shape, config.seed, config.logit_offset);
   // Every rank trains the (small) reference too, on the whole batch, so each reaches the
   // verdict on its own.
   ReferenceTraining reference(shape, initial, config.optimizer, config.clip,
                               config.options.training.dropout);
-  const std::vector<TensorPlacement> placements = mesh_placements(
-      gpt::gpt_parameter_placements(scheme, *layout, mesh.scheme_ranks, micro), mesh, replica_m,
-      [&](std::string_view tensor) { return gpt::stage_holding(tensor, shape, mesh.stages); });
-
-  TensorMap shards;  // this stage's
-  for (const auto& [name, array] : padded_parameters(initial, shape.vocab, padded.vocab)) {
-    if (gpt::stage_holding(name, shape, mesh.stages) != stage.stage) continue;
-    shards.emplace(name, verify::upload_shard(device, array, find_placement(placements, name),
-                                              world.rank(), config.dtype));
-  }
-  MeshComms comms;
-  if (mesh.replicas > 1 || mesh.stages > 1) comms = split_mesh(world, mesh);
-  Comm& stage_world = comms.replica ? *comms.replica : world;
-  gpt::GptModel model(stage_world, device, micro_scheme_of, *layout, micro, std::move(shards),
-                      shape.vocab, stage, master_dtype(config.dtype));
+  PipelinedGpt gpt(world, device, config, initial);
+  const MeshLayout& mesh = gpt.mesh();
+  gpt::GptModel& model = gpt.model();
+  const std::vector<TensorPlacement>& placements = gpt.placements();
+  const std::int64_t m = shape.block.tokens();
   ShardedOptimizer optimizer(device, model.parameters(), config.optimizer);
-  const std::vector<pipeline::StageAction> actions =
-      pipeline::stage_actions(config.options.schedule, mesh.stages, stage.stage, micro_batches);
   const std::vector<std::string> gradient_names = [&] {
     std::vector<std::string> names;
     for (const std::string& name : parameter_names(shape)) names.push_back(gradient_name(name));
@@ -526,7 +427,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   TrainResult result;
   result.config = config;
   result.world_size = world.size();
-  result.padded_vocab = padded.vocab;
+  result.padded_vocab = gpt.padded().vocab;
   result.grid = training_grid(world.size(), config);
   result.tolerance = loss_tolerance(config.dtype, config.optimizer.kind);
   std::vector<std::uint64_t> loss_bits;
@@ -535,23 +436,16 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   device.allocations().reset_peak();
   for (std::int64_t step = 0; step < config.steps; ++step) {
     const Batch batch = synthetic_batch(shape, config.seed, step);
-    const std::vector<pipeline::MicroBatch> mine =
-        micro_batches_of(batch, token0, replica_m, micro_batches);
     world.counters().reset();
     TraceScope traced(device.trace(), fmt::format("step {}", step), "step",
                       {{"series", "train"}, {"index", step}, {"timed", true}});
     const auto start = Clock::now();
-    const pipeline::StageStepRecord stage_step =
-        pipeline::run_stage_step(model, comms.pp.get(), device, config.dtype, actions, mine,
-                                 static_cast<std::uint32_t>(step));
-    kept_by_step.push_back(stage_step.kept_bytes);
     // summed over the micro-batches in the masters' dtype (bf16: f32, as Megatron-LM's bf16
-    // optimizer keeps them, its main_grad) before they are reduced, measured and clipped
+    // optimizer keeps them, its main_grad) and averaged over the replicas, before they are
+    // measured and clipped
+    const pipeline::StageStepRecord stage_step = gpt.step(batch, step);
+    kept_by_step.push_back(stage_step.kept_bytes);
     const TensorMap& gradients = model.gradients();
-    if (mesh.replicas > 1) {
-      reduce_over_replicas(*comms.dp, device, gradients, config.options.dp_buckets,
-                           ReplicaReduction::mean);
-    }
     StepRecord record;
     // every element once: each rank counts the shards no lower rank holds
     record.gradient_norm = gradient_norm_in_name_order(world, device, gradients, placements,
@@ -566,12 +460,13 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     times.data_as<double>()[1] = world.counters().total_exposed_seconds();
 
     record.step = step;
-    record.loss = mean_loss(world, model, m, token0, micro_m);
+    record.loss = mean_loss(world, model, m, gpt.replica_token0(), gpt.micro().block.tokens());
     world.all_reduce(times, ReduceOp::max);
     record.seconds = times.data_as<double>()[0];
     record.comm_seconds = times.data_as<double>()[1];
     record.tokens_per_second = static_cast<double>(m) / record.seconds;
     record.stage_idle_share = stage_idle_shares(world, mesh, stage_step);
+    record.non_finite = first_non_finite(world, mesh, stage_step.non_finite);
     // the gradient the optimizer applied, however the model was laid out
     record.gradient_fingerprint = layout_fingerprint(
         ShardHashes(world, device, gradients, gradient_names), gradient_names, mesh, shape);
@@ -584,9 +479,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   }
   result.loss_hash = fnv1a(loss_bits);
   const verify::MemoryBreakdown memory =
-      training_memory(world, device, config, mesh, micro, model, optimizer, placements,
-                      *std::max_element(kept_by_step.begin(), kept_by_step.end()),
-                      pipeline::most_in_flight(actions));
+      gpt.memory(*std::max_element(kept_by_step.begin(), kept_by_step.end()), &optimizer);
   // a step that kept other bytes than the first says more than the model's comparison would
   result.memory_differs = kept_changes(world, kept_by_step);
   if (result.memory_differs.empty()) {
@@ -603,7 +496,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
         check_replicas(world, device, optimizer.masters(), placements, mesh, shape, masters);
     if (!differ.empty()) result.replicas_differ = "the f32 master of " + differ;
   }
-  if (padded.vocab > shape.vocab) {
+  if (gpt.padded().vocab > shape.vocab) {
     result.padding_touched =
         padding_problem(world, device, model.parameters(), placements, shape.vocab);
   }
@@ -616,17 +509,19 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
 nlohmann::json to_json(const TrainResult& r) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : r.steps) {
-    steps.push_back({{"step", s.step},
-                     {"loss", s.loss},
-                     {"reference_loss", s.reference_loss},
-                     {"relative_difference", s.relative_difference},
-                     {"gradient_norm", s.gradient_norm},
-                     {"reference_gradient_norm", s.reference_gradient_norm},
-                     {"seconds", s.seconds},
-                     {"comm_seconds", s.comm_seconds},
-                     {"tokens_per_second", s.tokens_per_second},
-                     {"gradient_fingerprint", fmt::format("{:016x}", s.gradient_fingerprint)},
-                     {"stage_idle_share", s.stage_idle_share}});
+    steps.push_back(
+        {{"step", s.step},
+         {"loss", s.loss},
+         {"reference_loss", s.reference_loss},
+         {"relative_difference", s.relative_difference},
+         {"gradient_norm", s.gradient_norm},
+         {"reference_gradient_norm", s.reference_gradient_norm},
+         {"seconds", s.seconds},
+         {"comm_seconds", s.comm_seconds},
+         {"tokens_per_second", s.tokens_per_second},
+         {"gradient_fingerprint", fmt::format("{:016x}", s.gradient_fingerprint)},
+         {"stage_idle_share", s.stage_idle_share},
+         {"non_finite", s.non_finite.empty() ? nlohmann::json() : nlohmann::json(s.non_finite)}});
   }
   const auto& c = r.config;
   nlohmann::json diverged = nullptr;

@@ -60,6 +60,9 @@ struct StepRecord {
   /// Each pipeline stage's share of the step spent waiting rather than computing (its forwards
   /// and backwards): the bubble, and the transfers. One entry without a pipeline.
   std::vector<double> stage_idle_share;
+  /// Where the step's first NaN or Inf appeared (first_non_finite: the stage, the rank and the
+  /// pass), or empty when every value was finite.
+  std::string non_finite;
 };
 
 /// What a run found, complete on every rank.
@@ -107,6 +110,10 @@ void validate_training(int world_size, const TrainConfig& config);
 /// rank holds (verify_bytes_per_rank), and the embedding, LM head, logits and their gradients,
 /// and with AdamW the two moments of every parameter.
 double training_bytes_per_rank(const TrainConfig& config);
+
+/// The model FLOPs of one optimizer step of `config`'s GPT, forward and backward over its b
+/// sequences: L blocks and the LM head, as `model --plan` counts them (plan/gpt_model.hpp).
+double model_flops_per_step(const TrainConfig& config);
 
 /// The training's grid as the scheme's with data parallelism reads ("dp=2 t=2"), with "pp=S" before
 /// the scheme's own with stages ("dp=2 pp=2 t=2"), as placements prints it.

@@ -2,6 +2,7 @@
 // the denominator of model FLOPs utilisation on the CPU, measured rather than assumed.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "bench_commands.hpp"

@@ -1,5 +1,6 @@
 // `tplab bench scaling` and `tplab bench step`: the block's forward+backward step timed for
-// each scheme and world size, in strong and weak scaling, with communication and memory.
+// each scheme and world size, in strong and weak scaling, with communication and memory; with
+// --pp, the whole GPT's step through its pipeline stages (bench_pipeline.hpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,6 +10,7 @@
 
 #include "bench_commands.hpp"
 #include "bench_comparisons.hpp"
+#include "bench_pipeline.hpp"
 #include "block_training_options.hpp"
 #include "choice.hpp"
 #include "core/error.hpp"
@@ -20,6 +22,7 @@
 #include "mpi_command.hpp"
 #include "option_effects.hpp"
 #include "output_options.hpp"
+#include "pipeline_timer.hpp"
 #include "problem_options.hpp"
 #include "process_resources.hpp"
 #include "rank_cost.hpp"
@@ -28,6 +31,7 @@
 #include "scheme_choice.hpp"
 #include "step_timer.hpp"
 #include "trace_option.hpp"
+#include "trainer.hpp"
 #include "world_run.hpp"
 
 namespace tplab::app {
@@ -57,6 +61,11 @@ struct ScalingOptions {
   SchemeOptions scheme{};
   std::optional<std::string> trace{};
   LaunchOptions launch{.json = {}, .timeout = 600, .hosts = {}, .allow_many_ranks = false};
+  /// With --pp (1 included), every run is the GPT of `layers` blocks and `vocab` ids, cut into
+  /// scheme.pp stages and scheme.micro_batches micro-batches, rather than one block.
+  bool gpt = false;
+  std::int64_t layers = 4;
+  std::int64_t vocab = 1024;
 
   bool compares(Comparison c) const {
     return std::find(compare.begin(), compare.end(), c) != compare.end();
@@ -92,7 +101,8 @@ bool contended(const bench::StepTiming& t) {
   return !bench::oversubscribed(t.world_size) && t.cpu_share < kContendedShare;
 }
 
-/// The cost model's logical bytes of one rank's collectives in one step (forward + backward).
+/// The cost model's logical bytes of one rank's collectives in one block's step (forward +
+/// backward).
 double model_bytes_per_rank(const bench::StepTiming& t) {
   const model::RankCost cost = model::rank_cost(t.config.scheme, t.config.options, t.world_size,
                                                 t.config.shape, Workload::block);
@@ -100,10 +110,15 @@ double model_bytes_per_rank(const bench::StepTiming& t) {
          static_cast<double>(dtype_size(t.config.dtype));
 }
 
-nlohmann::json to_json(const bench::StepTiming& t, ScalingMode mode) {
+/// A run's record: the block's (the cost model's bytes beside the counted), or with `pipeline`
+/// the pipelined GPT's (its stages besides).
+nlohmann::json to_json(const bench::StepTiming& t, ScalingMode mode,
+                       const bench::PipelineTiming* pipeline = nullptr) {
   const BlockShape& s = t.config.shape;
   nlohmann::json j = {
       {"scheme", t.config.scheme},
+      {"workload", "block"},
+      {"pp", 1},
       {"np", t.world_size},
       {"mode", mode_name(mode)},
       {"grid", t.grid},
@@ -131,7 +146,8 @@ nlohmann::json to_json(const bench::StepTiming& t, ScalingMode mode) {
       {"bytes_per_rank_dp", t.dp_bytes_per_rank},
       {"bytes_per_rank", t.bytes_per_rank},
       {"bus_bytes_per_rank", t.bus_bytes_per_rank},
-      {"model_bytes_per_rank", model_bytes_per_rank(t)},
+      {"model_bytes_per_rank",
+       pipeline ? nlohmann::json() : nlohmann::json(model_bytes_per_rank(t))},
       {"flops", t.flops},
       {"gflops_per_s", t.gflops_per_second},
       {"tokens_per_s", t.tokens_per_second},
@@ -144,6 +160,7 @@ nlohmann::json to_json(const bench::StepTiming& t, ScalingMode mode) {
       {"oversubscribed", bench::oversubscribed(t.world_size)}};
   j.update(block_training_json(t.config.options.training));
   j["memory"] = verify::to_json(t.memory);
+  if (pipeline) j.update(pipeline_fields(*pipeline));
   return j;
 }
 
@@ -159,6 +176,21 @@ bench::StepConfig config_of(const ScalingOptions& o, const std::string& scheme,
           .dtype = o.dtype,
           .warmup = o.warmup,
           .repeats = o.repeats};
+}
+
+/// The GPT of `scheme` on the global block `shape`, `replicas` replicas of `stages` stages and
+/// overlap as given: a training's configuration, of which only the model and its data run.
+train::TrainConfig gpt_config_of(const ScalingOptions& o, const std::string& scheme,
+                                 const BlockShape& shape, int replicas, int stages, bool overlap) {
+  train::TrainConfig config;
+  config.scheme = scheme;
+  config.options = o.scheme;
+  config.options.dp = replicas;
+  config.options.pp = stages;
+  config.options.overlap = overlap;
+  config.shape = {.block = shape, .vocab = o.vocab, .layers = o.layers};
+  config.dtype = o.dtype;
+  return config;
 }
 
 void print_run(const bench::StepTiming& t, ScalingMode mode) {
@@ -193,6 +225,20 @@ WorldResult scaling_in_world(const ScalingOptions& o, World& w) {
   }
   // the launcher gives each job its global shape; by hand, the default of the mode
   const BlockShape shape = o.shape.value_or(shape_for(o, o.mode, w.comm.size()));
+  if (o.gpt) {
+    const bench::PipelineTiming t =
+        bench::time_pipeline_step(w.comm, w.device,
+                                  {.train = gpt_config_of(o, o.schemes[0], shape, o.scheme.dp,
+                                                          o.scheme.pp, o.overlap == Overlap::on),
+                                   .warmup = o.warmup,
+                                   .repeats = o.repeats});
+    nlohmann::json record = to_json(t.step, o.mode, &t);
+    if (w.comm.rank() != 0) return WorldResult{};
+    print_run(t.step, o.mode);
+    print_pipeline_run(record);
+    if (w.hosts.host_count() > 1) fmt::print("ranks on {}\n", w.hosts.summary());
+    return {.records = nlohmann::json::array({record}), .pass = true};
+  }
   const bench::StepConfig config =
       config_of(o, o.schemes[0], shape, o.scheme.dp, o.overlap == Overlap::on);
   const bench::StepTiming t = bench::time_step(w.comm, w.device, config);
@@ -219,6 +265,9 @@ struct Planned {
   BlockShape shape;
   int dp = 1;  ///< replicas; with --dp D, also the scheme alone on one replica's work (dp 1)
   bool overlap = false;
+  /// Pipeline stages of the GPT (ScalingOptions::gpt); with --pp S > 1, also the GPT on one
+  /// stage of np/S ranks.
+  int pp = 1;
 
   bool operator==(const Planned&) const = default;
 };
@@ -231,16 +280,44 @@ Planned data_parallel_baseline(const Planned& run) {
           .np = run.np / run.dp,
           .shape = replica_shape(run.shape, run.dp),
           .dp = 1,
-          .overlap = run.overlap};
+          .overlap = run.overlap,
+          .pp = run.pp};
 }
 
-/// Adds `run` to `runs` if `scheme` can run it; otherwise it is left out, with the reason.
-bool add_if_runnable(const Scheme& scheme, const Planned& run, std::vector<Planned>& runs,
+/// The run PP efficiency compares `run` (of S stages) with: the same GPT, replicas and
+/// micro-batches on one stage of np/S ranks.
+Planned pipeline_baseline(const Planned& run) {
+  Planned base = run;
+  base.np = run.np / run.pp;
+  base.pp = 1;
+  return base;
+}
+
+/// Empty when `run` can run; otherwise why not: the scheme's rules on its block, or with the
+/// GPT the training's (its stages, micro-batches, mesh and the scheme on one micro-batch).
+std::string refusal(const ScalingOptions& o, const Planned& run) {
+  if (!o.gpt) {
+    SchemeOptions options = o.scheme;
+    options.dp = run.dp;
+    return make_scheme(run.scheme, options)->refusal(run.np, run.shape);
+  }
+  try {
+    train::validate_training(run.np,
+                             gpt_config_of(o, run.scheme, run.shape, run.dp, run.pp, run.overlap));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+/// Adds `run` to `runs` if it can run; otherwise it is left out, with the reason.
+bool add_if_runnable(const ScalingOptions& o, const Planned& run, std::vector<Planned>& runs,
                      std::vector<LeftOut>& left_out) {
-  if (const std::string why = scheme.refusal(run.np, run.shape); !why.empty()) {
-    left_out.push_back({fmt::format("{} {} np={} dp={} ({})", run.scheme, mode_name(run.mode),
-                                    run.np, run.dp, to_string(run.shape)),
-                        why});
+  if (const std::string why = refusal(o, run); !why.empty()) {
+    left_out.push_back(
+        {fmt::format("{} {} np={} dp={}{} ({})", run.scheme, mode_name(run.mode), run.np, run.dp,
+                     o.gpt ? fmt::format(" pp={}", run.pp) : "", to_string(run.shape)),
+         why});
     return false;
   }
   if (std::find(runs.begin(), runs.end(), run) == runs.end()) runs.push_back(run);
@@ -257,11 +334,12 @@ void validate(const ScalingOptions& o) {
   }
 }
 
-/// The world sizes to run: --np, or the command's defaults, D times as many with --dp D.
+/// The world sizes to run: --np, or the command's defaults, D x S times as many with --dp D
+/// and --pp S.
 std::vector<int> world_sizes(const ScalingOptions& o) {
   if (!o.np.empty()) return o.np;
   std::vector<int> sizes;
-  for (int np : o.default_np) sizes.push_back(np * o.scheme.dp);
+  for (int np : o.default_np) sizes.push_back(np * o.scheme.dp * o.scheme.pp);
   return sizes;
 }
 
@@ -272,10 +350,6 @@ std::vector<Planned> plan_runs(const ScalingOptions& o, std::vector<LeftOut>& le
   const int replicas = o.scheme.dp;
   std::vector<Planned> runs;
   for (const auto& name : chosen_schemes(o.schemes)) {
-    SchemeOptions alone_options = o.scheme;
-    alone_options.dp = 1;
-    const auto scheme = make_scheme(name, o.scheme);
-    const auto alone = make_scheme(name, alone_options);
     for (const ScalingMode mode : modes_of(o.mode)) {
       for (int np : world_sizes(o)) {
         for (const bool overlap : overlap_settings(o.overlap)) {
@@ -284,10 +358,11 @@ std::vector<Planned> plan_runs(const ScalingOptions& o, std::vector<LeftOut>& le
                             .np = np,
                             .shape = shape_for(o, mode, np),
                             .dp = replicas,
-                            .overlap = overlap};
-          if (add_if_runnable(*scheme, run, runs, left_out) && replicas > 1) {
-            add_if_runnable(*alone, data_parallel_baseline(run), runs, left_out);
-          }
+                            .overlap = overlap,
+                            .pp = o.scheme.pp};
+          if (!add_if_runnable(o, run, runs, left_out)) continue;
+          if (replicas > 1) add_if_runnable(o, data_parallel_baseline(run), runs, left_out);
+          if (run.pp > 1) add_if_runnable(o, pipeline_baseline(run), runs, left_out);
         }
       }
     }
@@ -307,14 +382,15 @@ std::string shape_text(const nlohmann::json& s) {
                      s["heads"].get<int>());
 }
 
-/// Adds efficiency to every run: against the run of the same scheme, mode, replicas and overlap
-/// with the fewest ranks, measured in this sweep. Strong: T_base base / (p T_p); weak:
+/// Adds efficiency to every run: against the run of the same scheme, mode, replicas, stages and
+/// overlap with the fewest ranks, measured in this sweep. Strong: T_base base / (p T_p); weak:
 /// T_base / T_p.
-using SeriesKey = std::tuple<std::string, std::string, int, bool>;  // scheme, mode, dp, overlap
+using SeriesKey = std::tuple<std::string, std::string, int, int, bool>;  // scheme, mode, dp, pp,
+                                                                         // overlap
 
 SeriesKey series_of(const nlohmann::json& r) {
   return {r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["dp"].get<int>(),
-          r["overlap"].get<bool>()};
+          r["pp"].get<int>(), r["overlap"].get<bool>()};
 }
 
 void add_efficiency(nlohmann::json& runs) {
@@ -351,7 +427,8 @@ void add_data_parallel_efficiency(nlohmann::json& runs) {
       const bool same_work = bs["b"].get<std::int64_t>() == replica_b && bs["s"] == s["s"] &&
                              bs["h"] == s["h"] && bs["heads"] == s["heads"];
       if (base["dp"].get<int>() != 1 || base["scheme"] != r["scheme"] ||
-          base["mode"] != r["mode"] || base["overlap"] != r["overlap"] ||
+          base["mode"] != r["mode"] || base["overlap"] != r["overlap"] || base["pp"] != r["pp"] ||
+          base["workload"] != r["workload"] ||
           base["np"].get<int>() * replicas != r["np"].get<int>() || !same_work) {
         continue;
       }
@@ -364,7 +441,7 @@ void add_data_parallel_efficiency(nlohmann::json& runs) {
 }
 
 /// What the table's columns mean, and the warnings its runs call for.
-void print_legend(bool any_contended, bool any_oversubscribed, bool data_parallel) {
+void print_legend(bool any_contended, bool any_oversubscribed, bool data_parallel, bool pipelined) {
   fmt::print(
       "\n  step: forward + backward, median of the repeats after warm-up, the slowest rank's.\n"
       "  eff: strong T(base) base / (p T(p)), weak T(base) / T(p), against the same scheme's run\n"
@@ -385,6 +462,18 @@ void print_legend(bool any_contended, bool any_oversubscribed, bool data_paralle
         "       nothing but their gradient all-reduce and that costs nothing. The time in\n"
         "       collectives splits into the scheme's groups and dp, each the slowest rank's.\n");
   }
+  if (pipelined) {
+    fmt::print(
+        "  pp: pipeline stages S of the GPT (--layers blocks, --vocab ids; the step is every\n"
+        "       micro-batch's forward and backward through every stage, and the gradient\n"
+        "       reduction over dp); np counts every rank, D x S x the scheme's.\n"
+        "  stages idle: each stage's share of the step not computing (the bubble, and waiting for\n"
+        "       transfers), the mean of its ranks, median of the repeats; the formula is the\n"
+        "       bubble's share (S - 1)/(M + S - 1) for both schedules.\n"
+        "  PP efficiency: T(the GPT on one stage of np/S ranks) / (S x T(S stages on np ranks)),\n"
+        "       both measured in this sweep, with the same M micro-batches: 1 - the formula\n"
+        "       when the stages cost nothing but the bubble.\n");
+  }
   if (any_contended) {
     fmt::print(
         "  contended: a rank got less than {:.0f}% of a core without oversubscription:\n"
@@ -401,20 +490,20 @@ void print_legend(bool any_contended, bool any_oversubscribed, bool data_paralle
 
 /// One line per run: the table's rows.
 void print_rows(const nlohmann::json& runs) {
-  fmt::print("\n{:=<143}\n", "");
+  fmt::print("\n{:=<152}\n", "");
   fmt::print(
-      "  {:<6} {:<6} {:>3} {:>2} {:<8} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>5} {:>9} "
-      "{:>5} {:>9} {:>5}  {}\n",
-      "scheme", "mode", "np", "dp", "grid", "shape b,s,h,n", "step ms", "(min - max)", "comm ms",
-      "comm", "MiB/rank", "GFLOP/s", "MFU", "tokens/s", "eff", "peak MiB", "cpu", "");
+      "  {:<6} {:<6} {:>3} {:>2} {:>2} {:<14} {:<16} {:>9} {:>17} {:>8} {:>6} {:>9} {:>8} {:>5} "
+      "{:>9} {:>5} {:>9} {:>5}  {}\n",
+      "scheme", "mode", "np", "dp", "pp", "grid", "shape b,s,h,n", "step ms", "(min - max)",
+      "comm ms", "comm", "MiB/rank", "GFLOP/s", "MFU", "tokens/s", "eff", "peak MiB", "cpu", "");
   for (const auto& r : runs) {
     const bool over = r["oversubscribed"].get<bool>();
     fmt::print(
-        "  {:<6} {:<6} {:>3} {:>2} {:<8} {:<16} {:>9.1f} {:>17} {:>8.1f} {:>5.0f}% {:>9.2f} "
-        "{:>8.1f} {:>4.1f}% {:>9.0f} {:>5.2f} {:>9.0f} {:>5.2f}  {}\n",
+        "  {:<6} {:<6} {:>3} {:>2} {:>2} {:<14} {:<16} {:>9.1f} {:>17} {:>8.1f} {:>5.0f}% "
+        "{:>9.2f} {:>8.1f} {:>4.1f}% {:>9.0f} {:>5.2f} {:>9.0f} {:>5.2f}  {}\n",
         r["scheme"].get<std::string>(), r["mode"].get<std::string>(), r["np"].get<int>(),
-        r["dp"].get<int>(), r["grid"].get<std::string>(), shape_text(r["shape"]),
-        r["step_ms"].get<double>(),
+        r["dp"].get<int>(), r["pp"].get<int>(), r["grid"].get<std::string>(),
+        shape_text(r["shape"]), r["step_ms"].get<double>(),
         fmt::format("({:.1f} - {:.1f})", r["step_ms_min"].get<double>(),
                     r["step_ms_max"].get<double>()),
         r["comm_ms"].get<double>(), r["comm_share"].get<double>() * 100,
@@ -481,9 +570,11 @@ void print_table(const nlohmann::json& document, const ScalingOptions& o) {
     if (o.compares(c.comparison)) c.print_summary(runs);
   }
   print_data_parallel_lines(runs);
+  print_pipeline_lines(runs);
   const bool data_parallel = std::any_of(
       runs.begin(), runs.end(), [](const nlohmann::json& r) { return r["dp"].get<int>() > 1; });
-  print_legend(any_of_runs(runs, "contended"), any_of_runs(runs, "oversubscribed"), data_parallel);
+  print_legend(any_of_runs(runs, "contended"), any_of_runs(runs, "oversubscribed"), data_parallel,
+               o.gpt);
 }
 
 /// The comparisons of the job of `p`: --compare's, less the reference where an earlier job of
@@ -492,6 +583,7 @@ std::vector<Comparison> job_comparisons(
     const ScalingOptions& o, const Planned& p,
     std::map<std::pair<std::string, ScalingMode>, bool>& timed) {
   std::vector<Comparison> compare;
+  if (o.gpt) return {Comparison::none};
   for (const Comparison c : o.compare) {
     if (c == Comparison::none || (c == Comparison::reference && timed[{p.scheme, p.mode}])) {
       continue;
@@ -507,6 +599,10 @@ std::vector<Comparison> job_comparisons(
 /// at once, and the reference's whole problem where it is timed.
 double job_bytes_per_rank(const ScalingOptions& o, const Planned& p,
                           const std::vector<Comparison>& compare) {
+  if (o.gpt) {
+    return bench::pipeline_step_bytes_per_rank(
+        {.train = gpt_config_of(o, p.scheme, p.shape, p.dp, p.pp, p.overlap)});
+  }
   int modules = 1;
   double reference = 0;
   for (const Comparison c : compare) {
@@ -533,17 +629,20 @@ void plan_jobs(const ScalingOptions& o, const std::vector<Planned>& planned, Lau
     for (const Comparison c : compare) {
       compare_names.emplace_back(name_in(kComparisonNames, c));
     }
-    plan.jobs.push_back({.label = fmt::format("{} {} scaling{}{}, {}", p.scheme, mode_name(p.mode),
-                                              p.dp > 1 ? fmt::format(" dp={}", p.dp) : "",
-                                              p.overlap ? " overlap on" : "", to_string(p.shape)),
-                         .np = p.np,
-                         .overrides = {{"--scheme", {p.scheme}},
-                                       {"--mode", {mode_name(p.mode)}},
-                                       {"--shape", {shape_argument(p.shape)}},
-                                       {"--compare", compare_names},
-                                       {"--overlap", {p.overlap ? "on" : "off"}},
-                                       {"--dp", {std::to_string(p.dp)}}},
-                         .bytes_per_rank = job_bytes_per_rank(o, p, compare)});
+    JobPlan job{.label = fmt::format("{} {} scaling{}{}{}, {}", p.scheme, mode_name(p.mode),
+                                     p.dp > 1 ? fmt::format(" dp={}", p.dp) : "",
+                                     o.gpt ? fmt::format(" pp={}", p.pp) : "",
+                                     p.overlap ? " overlap on" : "", to_string(p.shape)),
+                .np = p.np,
+                .overrides = {{"--scheme", {p.scheme}},
+                              {"--mode", {mode_name(p.mode)}},
+                              {"--shape", {shape_argument(p.shape)}},
+                              {"--compare", compare_names},
+                              {"--overlap", {p.overlap ? "on" : "off"}},
+                              {"--dp", {std::to_string(p.dp)}}},
+                .bytes_per_rank = job_bytes_per_rank(o, p, compare)};
+    if (o.gpt) job.overrides.push_back({"--pp", {std::to_string(p.pp)}});
+    plan.jobs.push_back(std::move(job));
   }
   plan_traces(plan, o.trace, o.launch.json);
 }
@@ -561,6 +660,7 @@ nlohmann::json scaling_document(const SeriesResult& so_far, const nlohmann::json
   nlohmann::json runs = so_far.runs;
   add_efficiency(runs);
   add_data_parallel_efficiency(runs);
+  add_pipeline_efficiency(runs);
   add_mfu(runs, peak);
   nlohmann::json document = series_document("runs", runs, so_far, true);
   document["peak"] = peak;
@@ -574,9 +674,28 @@ void refuse_unused_options(const CLI::App& command, const std::vector<Planned>& 
   for (const Planned& p : planned) {
     SchemeOptions options = o.scheme;
     options.dp = p.dp;
+    options.pp = p.pp;
     runs.push_back({.scheme = p.scheme, .options = options});
   }
   refuse_without_effect(command, runs);
+  if (o.gpt) {
+    const CLI::Option* compare = command.get_option_no_throw("--compare");
+    if (compare != nullptr && compare->count() > 0 && !o.compares(Comparison::none)) {
+      throw UsageError(
+          "--compare measures one block beside its steps; with --pp every run is the whole GPT "
+          "(leave out --pp to compare the block's)");
+    }
+    return;
+  }
+  for (const char* option : {"--layers", "--vocab", "--micro-batches"}) {
+    const CLI::Option* given = command.get_option_no_throw(option);
+    if (given != nullptr && given->count() > 0) {
+      throw UsageError(fmt::format(
+          "{} has no effect here: it shapes the GPT, and without --pp every run is one block "
+          "(give --pp S, --pp 1 for the GPT without a pipeline)",
+          option));
+    }
+  }
 }
 
 int drive_scaling(const CLI::App& command, const ScalingOptions& o) {
@@ -613,6 +732,8 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
   add_named_option(cmd, "--compare", o.compare, kComparisonNames,
                    "also measure, beside the steps: " + comparisons_help());
   add_mesh_options(cmd, o.scheme);
+  add_pipeline_options(cmd, o.scheme);
+  add_gpt_size_options(cmd, o.vocab, o.layers);
   add_block_training_options(cmd, o.scheme.training);
   add_trace_option(cmd, o.trace,
                    "every rank's timeline (operations, collectives, steps), one file per job: "
@@ -622,13 +743,18 @@ void add_options(CLI::App& cmd, ScalingOptions& o) {
 
 /// Runs `o`'s sweep: each job launched as the command itself, `bench scaling` or `bench step`.
 void add_runner(CLI::App& cmd, int& exit_code, const std::shared_ptr<ScalingOptions>& o) {
+  const auto pipelined = [&cmd] { return cmd.get_option("--pp")->count() > 0; };
   run_over_mpi(
       cmd, exit_code,
-      [o] {
+      [o, pipelined] {
+        o->gpt = pipelined();
         return run_in_world(WorldSetup::for_job(o->np, o->launch.json, o->trace),
                             [&](World& w) { return scaling_in_world(*o, w); });
       },
-      [o, &cmd] { return drive_scaling(cmd, *o); });
+      [o, &cmd, pipelined] {
+        o->gpt = pipelined();
+        return drive_scaling(cmd, *o);
+      });
 }
 
 }  // namespace

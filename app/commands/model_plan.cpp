@@ -14,6 +14,8 @@
 #include "choice.hpp"
 #include "core/error.hpp"
 #include "launch_options.hpp"
+#include "mesh/mesh_layout.hpp"
+#include "mesh_options.hpp"
 #include "option_effects.hpp"
 #include "plan/cluster_plan.hpp"
 #include "plan/plan_json.hpp"
@@ -53,6 +55,31 @@ PlanRequest plan_request(const CLI::App& command, const ModelOptions& o, const P
              .seq = o.seq.value_or(2048),
              .vocab = p.vocab};
   r.batch = {.global_batch = p.global_batch, .micro_batch = p.micro_batch};
+  r.schedule = o.scheme.schedule;
+  if (command.count("--pp") > 0) r.only_pp = o.scheme.pp;
+  if (command.count("--dp") > 0) r.only_dp = o.scheme.dp;
+  if (command.count("--micro-batches") > 0) {
+    // m micro-batches per replica: b = B / (D m), which needs the replicas fixed
+    const std::int64_t m = o.scheme.micro_batches, B = p.global_batch;
+    if (command.count("--micro-batch") > 0) {
+      throw UsageError(
+          "give --micro-batch b (sequences per micro-batch) or --micro-batches m (micro-batches "
+          "per replica), not both: m = B / (DP x b)");
+    }
+    if (r.only_dp == 0) {
+      throw UsageError(fmt::format(
+          "--micro-batches {} needs --dp D: a replica's micro-batch is b = B / (D x {}), and "
+          "without D each layout's would differ; or give --micro-batch b",
+          m, m));
+    }
+    if (B % (r.only_dp * m) != 0) {
+      throw UsageError(fmt::format(
+          "--global-batch {} is not divisible by --dp {} x --micro-batches {}: each of the {} "
+          "micro-batches of a replica holds B / (D m) sequences",
+          B, r.only_dp, m, m));
+    }
+    r.batch.micro_batch = B / (r.only_dp * m);
+  }
   const auto profiles = model::available_profiles(o.hardware_file);
   r.hardware = model::find_profile(profiles, o.hardware.empty() ? "dgx-h100" : o.hardware);
   r.devices = plan_devices(command, o);
@@ -60,7 +87,7 @@ PlanRequest plan_request(const CLI::App& command, const ModelOptions& o, const P
   r.memory_bytes = p.memory_gib ? *p.memory_gib * kGiB : r.hardware.memory_bytes;
   r.efficiency = p.efficiency;
   r.schemes = o.chosen_schemes();
-  r.scheme_options = o.scheme;
+  r.scheme_options = replica_options(o.scheme);  // the plan lays out DP and PP itself
   r.order = p.rank_order;
   return r;
 }
@@ -76,7 +103,8 @@ void print_header(const PlanRequest& r) {
   fmt::print(
       "tplab model plan: which DP x TP x PP for this model on this cluster\n"
       "  (a model at this size; tplab runs each axis at small size: the TP schemes, data "
-      "parallelism and the 1F1B pipeline, with tplab train --dp --pp)\n");
+      "parallelism and the GPipe and\n   1F1B pipelines, with tplab train --dp --pp, and times "
+      "them with tplab bench step --dp --pp)\n");
   fmt::print(
       "  model     GPT: {} layers, h {}, {} heads, s {}, vocab {}: {:.2f} billion "
       "parameters\n",
@@ -87,6 +115,12 @@ void print_header(const PlanRequest& r) {
       "{}) per replica\n",
       r.batch.global_batch, r.batch.global_batch * g.seq, r.batch.micro_batch, r.batch.global_batch,
       r.batch.micro_batch);
+  if (r.only_dp > 0 || r.only_pp > 0) {
+    fmt::print("  layouts   only those with {}{}{}\n",
+               r.only_dp > 0 ? fmt::format("DP = {} (--dp)", r.only_dp) : "",
+               r.only_dp > 0 && r.only_pp > 0 ? " and " : "",
+               r.only_pp > 0 ? fmt::format("PP = {} (--pp)", r.only_pp) : "");
+  }
   fmt::print("  hardware  {}: {}\n", hw.name, hw.description);
   fmt::print("            {:.4g} TFLOP/s peak x efficiency {} per device; {:.1f} GiB per device\n",
              hw.matmul_flops_per_s / 1e12, r.efficiency, r.memory_bytes / kGiB);
@@ -104,14 +138,16 @@ void print_header(const PlanRequest& r) {
   fmt::print(
       "  memory    the fullest device: {}-byte weights and gradients; Adam's fp32 master copy and "
       "two\n            moments, {} bytes per parameter; no ZeRO; activations as tplab's layers "
-      "keep them,\n            {}; the first stage keeps min(PP, m) micro-batches "
-      "in flight\n",
+      "keep them,\n            {};\n            {}\n",
       hw.bytes_per_element, model::plan::kAdamStateBytesPerParameter,
       r.scheme_options.training.recompute == Recompute::none
           ? std::string("no recomputation (--recompute selective or full)")
           : fmt::format("--recompute {}, and one block's recomputed tensors while backward "
                         "walks through it; its FLOPs in the step",
-                        recompute_name(r.scheme_options.training.recompute)));
+                        recompute_name(r.scheme_options.training.recompute)),
+      r.schedule == PipelineSchedule::gpipe
+          ? "GPipe (--schedule gpipe): every stage keeps all m micro-batches in flight"
+          : "1F1B: the first stage keeps min(PP, m) micro-batches in flight");
   fmt::print(
       "  time      per micro-batch, the slowest stage: FLOPs / (peak x efficiency) + the TP "
       "scheme's\n            collectives (alpha-beta) + 2 sends of b s h / TP to the next stage;\n"
@@ -266,8 +302,11 @@ int run_plan(const CLI::App& command, const ModelOptions& o, const PlanOptions& 
   if (o.json) require_writable_file(*o.json, "--json");
   if (p.plot) require_writable_file(*p.plot, "--plot");
   const PlanRequest request = plan_request(command, o, p);
-  refuse_without_effect(command, runs_of(request.schemes, o.scheme));
   const ClusterPlan plan = model::plan::plan_cluster(request);
+  // --schedule changes the layouts of several stages, which the plan holds unless --pp 1
+  SchemeOptions priced = o.scheme;
+  for (const LayoutEstimate& e : plan.layouts) priced.pp = std::max(priced.pp, e.layout.pp);
+  refuse_without_effect(command, runs_of(request.schemes, priced));
   print_header(request);
   print_layouts(plan, request);
   print_skipped(plan, o.detail);
@@ -290,13 +329,16 @@ void add_model_plan_command(CLI::App& model, int& exit_code) {
   CLI::App* cmd = model.add_subcommand(
       "plan",
       "Plan a cluster: every DP x TP x PP of --gpus N (default 128) for a whole GPT, with "
-      "memory, step time, MFU and the best layout");
+      "memory, step time, MFU and the best layout; --dp and --pp keep the layouts of those "
+      "degrees, --micro-batches m sets b = B / (D m), --schedule what a stage keeps");
   add_scheme_option(*cmd, o->schemes);
   add_dimension_options(*cmd, *o, false);
   add_gpus_option(*cmd, o->gpus, "the cluster's device count (default: 128)");
   add_hardware_options(*cmd, *o, "dgx-h100", true);
   add_depth_option(*cmd, o->scheme);
   add_recompute_option(*cmd, o->scheme.training);
+  add_dp_option(*cmd, o->scheme);
+  add_pipeline_options(*cmd, o->scheme);
   add_detail_option(*cmd, *o, "every layout left out, with the rule it breaks");
   add_json_option(*cmd, o->json, "the plan");
   add_gpt_size_options(*cmd, p->vocab, p->layers);

@@ -21,7 +21,6 @@
 #include "option_effects.hpp"
 #include "output_options.hpp"
 #include "pipeline/stage_actions.hpp"
-#include "plan/gpt_model.hpp"
 #include "problem_options.hpp"
 #include "process_resources.hpp"
 #include "registry/make_scheme.hpp"
@@ -169,8 +168,14 @@ std::string divergence_verdict(const train::TrainResult& r) {
       q.step, method, optimizer.learning_rate, default_lr);
 }
 
-/// The verdict's line. A loss that turns NaN or Inf in one curve alone is named with the step
-/// and the side where it first did: the parallel model alone is a bug in it.
+/// "; it first appeared in <stage, rank and pass>" for a step whose values were not all finite.
+std::string first_seen(const train::StepRecord& s) {
+  return s.non_finite.empty() ? "" : "; it first appeared in " + s.non_finite;
+}
+
+/// The verdict's line. A loss or gradient norm that turns NaN or Inf in one curve alone is named
+/// with the step, the side and (the parallel model's) the stage, rank and pass where it first
+/// did: the parallel model alone is a bug in it.
 std::string verdict(const train::TrainResult& r) {
   if (r.pass) return "PASS: the loss curve agrees with the reference at every step";
   if (r.diverged) return divergence_verdict(r);
@@ -179,8 +184,8 @@ std::string verdict(const train::TrainResult& r) {
     if (parallel && !reference) {
       return fmt::format(
           "FAIL: the parallel model's loss is {} at step {}, where the reference's is {:.6f}: "
-          "the parallel model made a NaN or Inf the reference did not",
-          s.loss, s.step, s.reference_loss);
+          "the parallel model made a NaN or Inf the reference did not{}",
+          s.loss, s.step, s.reference_loss, first_seen(s));
     }
     if (reference && !parallel) {
       return fmt::format(
@@ -190,6 +195,12 @@ std::string verdict(const train::TrainResult& r) {
     }
   }
   for (const train::StepRecord& s : r.steps) {
+    if (!std::isfinite(s.gradient_norm) && std::isfinite(s.reference_gradient_norm)) {
+      return fmt::format(
+          "FAIL: the gradient norm is {} at step {}, where the reference's is {:.6f}: the "
+          "parallel model's gradients hold a NaN or Inf the reference's do not{}",
+          s.gradient_norm, s.step, s.reference_gradient_norm, first_seen(s));
+    }
     if (!r.tolerance.norm_holds(s.gradient_norm, s.reference_gradient_norm, s.step)) {
       return fmt::format(
           "FAIL: the gradient norm is {:.6f} at step {}, where the reference's is {:.6f} ({:.2e} "
@@ -373,14 +384,6 @@ WorldResult train_in_world(const TrainOptions& o, World& w) {
 
 // ---- outside mpiexec: check the request, then launch it ---------------------------------------
 
-/// The model FLOPs of one optimizer step of `config`'s GPT, forward and backward over its b
-/// sequences: L blocks and the LM head, as `model --plan` counts them (plan/gpt_model.hpp).
-double model_flops_per_step(const train::TrainConfig& config) {
-  const gpt::GptShape& g = config.shape;
-  const model::plan::GptModel model{g.layers, g.block.h, g.block.heads, g.block.s, g.vocab};
-  return model::plan::model_step_flops(model, {g.block.b, g.block.b});
-}
-
 /// The run's MFU from its steps' median time (mfu.hpp), when it kept any steps.
 void add_mfu(nlohmann::json& document, const train::TrainConfig& config,
              const nlohmann::json& peak) {
@@ -391,7 +394,7 @@ void add_mfu(nlohmann::json& document, const train::TrainConfig& config,
   if (seconds.empty()) return;
   std::sort(seconds.begin(), seconds.end());
   const double median = seconds[seconds.size() / 2];
-  const double flops = model_flops_per_step(config);
+  const double flops = train::model_flops_per_step(config);
   document["peak"] = peak;
   document["model_flops_per_step"] = flops;
   document["median_step_seconds"] = median;

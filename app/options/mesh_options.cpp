@@ -5,8 +5,8 @@
 
 namespace tplab::app {
 
-void add_mesh_options(CLI::App& command, SchemeOptions& options) {
-  command
+CLI::Option* add_dp_option(CLI::App& command, SchemeOptions& options) {
+  return command
       .add_option(
           "--dp", options.dp,
           "D data-parallel replicas of the scheme: the world is D x its ranks, the ranks of "
@@ -16,6 +16,10 @@ void add_mesh_options(CLI::App& command, SchemeOptions& options) {
           "grow D times")
       ->check(replicas_check())
       ->capture_default_str();
+}
+
+void add_mesh_options(CLI::App& command, SchemeOptions& options) {
+  add_dp_option(command, options);
   add_choice(command, "--dp-buckets", options.dp_buckets, kGradientBucketNames,
              "with D > 1: flat (every gradient shard in one buffer, one all-reduce) or "
              "per-tensor (one all-reduce per parameter)");

@@ -16,6 +16,9 @@ namespace tplab::app {
 /// whole number of at least 1; anything else is refused by the parser, before anything launches.
 void add_mesh_options(CLI::App& command, SchemeOptions& options);
 
+/// Adds --dp D alone (`model plan`, which reduces no gradients of its own).
+CLI::Option* add_dp_option(CLI::App& command, SchemeOptions& options);
+
 /// Adds --pp S (SchemeOptions::pp), --micro-batches M (SchemeOptions::micro_batches) and
 /// --schedule (SchemeOptions::schedule), for the commands that run or model a pipelined GPT.
 void add_pipeline_options(CLI::App& command, SchemeOptions& options);

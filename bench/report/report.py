@@ -10,6 +10,8 @@ Writes DIR/report.md and, as the inputs allow:
   bytes.png        bytes per rank and step, measured (and the cost model's, when present)
   data_parallel.png  runs with --dp D > 1 beside their baselines: step time split into
                    computation, the scheme's collectives and the DP all-reduce
+  pipeline_bubble.png  runs of the GPT in S > 1 pipeline stages: each stage's idle share of the
+                   step beside the bubble's formula (S - 1)/(M + S - 1)
   busbw.png        bus bandwidth against message size, per collective
   overhead.png     tplab's Comm against the raw MPI call, per collective and size
   summary.png      the one-page table
@@ -22,7 +24,9 @@ Writes DIR/report.md and, as the inputs allow:
 
 The scaling plots and table show the schemes alone (dp 1; JSON from before --dp has no dp field, and
 counts as dp 1); runs with D > 1 data-parallel replicas and the baselines measured for them
-have a section of their own.
+have a section of their own. All of these are the block's runs: runs of the whole GPT in
+pipeline stages (`--pp`, workload "gpt"; JSON from before --pp has no workload field, and is the
+block's) count other FLOPs on another model, and have the pipeline section alone.
 
 Runs with more ranks than the machine's cores are oversubscribed: hollow markers, hatched
 bars and a shaded band in the plots, a mark in every table. Runs on several hosts are marked
@@ -191,6 +195,35 @@ def shape_text(s):
 def dp_of(r):
     """A run's data-parallel replicas D; JSON from before --dp has no field: one replica."""
     return r.get("dp", 1)
+
+
+def workload_of(r):
+    """What a run timed: "block", one Transformer block, or "gpt", the whole GPT in pipeline
+    stages (--pp); JSON from before --pp has no field: the block."""
+    return r.get("workload", "block")
+
+
+def block_runs(records):
+    """The runs of one block: what the scaling and data-parallel sections compare."""
+    return [r for r in records if workload_of(r) == "block"]
+
+
+def pipelined_runs(records):
+    """The GPT's runs of S > 1 stages, in teaching order; the one-stage baselines measured for
+    their PP efficiency are only named by them."""
+    return sorted((r for r in records if workload_of(r) == "gpt" and r["pp"] > 1),
+                  key=lambda r: (scheme_key(r["scheme"]), r["mode"], r["np"], dp_of(r), r["pp"],
+                                 r["micro_batches"], r["schedule"]))
+
+
+def pipeline_baseline(r, records):
+    """The one-stage run `r`'s PP efficiency divides by, found as the run names it (its ranks
+    and its step time); None when `r` found none or the inputs lack it."""
+    if r.get("pp_efficiency") is None:
+        return None
+    return next((b for b in records if b.get("pp_baseline") and b["scheme"] == r["scheme"] and
+                 b["np"] == r["pp_baseline_np"] and b["step_ms"] == r["pp_baseline_step_ms"]),
+                None)
 
 
 def tensor_parallel_runs(runs):
@@ -596,6 +629,64 @@ def data_parallel_plot(pairs, out, cores):
     plt.close(fig)
 
 
+def pipeline_label(r):
+    """A pipelined run's group in the bubble plot: scheme, ranks (and whether it is the DP
+    baseline of another run), D and S; M and the schedule; the formula and, where it has a
+    baseline, PP efficiency."""
+    efficiency = r.get("pp_efficiency")
+    role = ", DP baseline" if r.get("dp_baseline") else ""
+    return (f"{r['scheme']} {r['mode']} p={r['np']}{role}\nD={dp_of(r)} S={r['pp']} "
+            f"M={r['micro_batches']} {r['schedule']}\nformula {100 * r['bubble_formula']:.0f}%" +
+            (f", PP eff. {efficiency:.2f}" if efficiency is not None else ""))
+
+
+def pipeline_bubble_plot(runs, out):
+    """One group of bars per pipelined run, a bar per stage: the share of the step its ranks
+    idled, measured; over the group a dashed line at the bubble's formula (S - 1)/(M + S - 1),
+    what an ideal pipeline of S stages and M micro-batches idles on every stage."""
+    stages = max(r["pp"] for r in runs)
+    width = max(6.5, 0.55 * sum(r["pp"] for r in runs) + 1.6 * len(runs) + 1.5)
+    fig, ax = plt.subplots(figsize=(width, 5.2))
+    x, ticks, top = 0.0, [], 0.0
+    for r in runs:
+        start = x
+        for s, stage in enumerate(r["stages"]):
+            idle = 100 * stage["idle_share"]
+            ax.bar(x, idle, 0.8, color=f"C{s % 10}", edgecolor="black", linewidth=0.5,
+                   hatch="//" if r.get("oversubscribed") else None)
+            ax.annotate(f"{idle:.0f}%", (x, idle), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=7.5, zorder=5,  # over the formula
+                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6})
+            top = max(top, idle)
+            x += 1
+        formula = 100 * r["bubble_formula"]
+        ax.hlines(formula, start - 0.5, x - 0.5, colors="black", linestyles="--", linewidth=1.8,
+                  zorder=4)
+        top = max(top, formula)
+        ticks.append((start + x - 1) / 2)
+        x += 0.8
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([pipeline_label(r) for r in runs], fontsize=7.5)
+    ax.set_xlim(-0.8, x - 1.0)
+    ax.set_ylim(0, min(100.0, 1.2 * top + 5))
+    ax.set_ylabel("idle share of the step (%), the stage's ranks' mean")
+    ax.grid(True, axis="y", alpha=0.3)
+    handles = [Patch(facecolor=f"C{s % 10}", edgecolor="black", linewidth=0.5,
+                     label=f"stage {s}: measured") for s in range(stages)]
+    handles.append(Line2D([], [], color="black", linestyle="--", linewidth=1.8,
+                          label="formula (S - 1)/(M + S - 1)"))
+    if any(r.get("oversubscribed") for r in runs):
+        handles.append(Patch(facecolor="white", edgecolor="black", linewidth=0.5, hatch="//",
+                             label=OVERSUBSCRIBED))
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title("Pipeline bubble: each stage's share of the step not computing, measured, "
+                 "against the formula\n(waiting for the neighbouring stages' transfers adds to "
+                 "the bubble's share)", fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, out)
+    plt.close(fig)
+
+
 # ---- tables --------------------------------------------------------------------------------------
 
 SUMMARY_COLUMNS = ["scheme", "mode", "p", "grid", "shape b,s,h,n", "step ms", "comm %",
@@ -647,6 +738,49 @@ def data_parallel_rows(pairs):
                     f"{100 * r['comm_share_tp']:.1f}", f"{100 * r['comm_share_dp']:.1f}",
                     f"{r['bytes_per_rank_tp'] / 2**20:.2f}",
                     f"{r['bytes_per_rank_dp'] / 2**20:.2f}", pair_note(r, baseline)])
+    return out
+
+
+PIPELINE_COLUMNS = ["scheme", "mode", "p", "D", "S", "grid", "shape", "M", "schedule", "step ms",
+                    "idle % per stage", "formula %", "baseline p/S", "baseline ms",
+                    "PP efficiency", "1 - formula", "kept MiB per stage", "as modelled", ""]
+
+
+def mib_list(values):
+    """Byte counts as MiB, one per stage, stage 0 first."""
+    return ", ".join(f"{v / 2**20:.3f}" for v in values)
+
+
+def pipeline_note(r, baseline):
+    """note_of for a pipelined run, its baseline's as pair_note has it, and whether the run was
+    measured as the one-replica baseline of a run with D > 1 (its batch then b/D)."""
+    notes = [pair_note(r, baseline) if baseline else note_of(r)]
+    if r.get("dp_baseline"):
+        notes.append("DP baseline")
+    return ", ".join(n for n in notes if n)
+
+
+def pipeline_rows(runs, records):
+    """A row per pipelined run: its stages' idle shares beside the formula, PP efficiency beside
+    1 - the formula where it found its one-stage baseline, and each stage's kept bytes (the
+    model's as well where they differ)."""
+    out = []
+    for r in runs:
+        efficiency = r.get("pp_efficiency")
+        kept = [stage["kept_bytes"] for stage in r["stages"]]
+        model = [stage["model_kept_bytes"] for stage in r["stages"]]
+        out.append([r["scheme"], r["mode"], str(r["np"]), str(dp_of(r)), str(r["pp"]),
+                    r.get("grid", ""), f"{shape_text(r['shape'])} V={r['vocab']} L={r['layers']}",
+                    str(r["micro_batches"]), r["schedule"], f"{r['step_ms']:.1f}",
+                    ", ".join(f"{100 * stage['idle_share']:.1f}" for stage in r["stages"]),
+                    f"{100 * r['bubble_formula']:.1f}",
+                    str(r["pp_baseline_np"]) if efficiency is not None else "",
+                    f"{r['pp_baseline_step_ms']:.1f}" if efficiency is not None else "",
+                    f"{efficiency:.2f}" if efficiency is not None else "",
+                    f"{r['pp_efficiency_formula']:.2f}" if efficiency is not None else "",
+                    mib_list(kept),
+                    "yes" if r["kept_as_modelled"] else f"NO: model {mib_list(model)}",
+                    pipeline_note(r, pipeline_baseline(r, records))])
     return out
 
 
@@ -891,7 +1025,9 @@ def timeline_section(traces, runs, out_dir):
 
 def write_report(records, rows, out_dir, inputs, traces=(), trainings=()):
     cores = cores_of(records + rows)
-    runs, pairs = tensor_parallel_runs(records), with_baselines(records)
+    blocks = block_runs(records)
+    runs, pairs = tensor_parallel_runs(blocks), with_baselines(blocks)
+    pipelined = pipelined_runs(records)
     measured = records or rows or traces
     md = [f"# tplab {'scaling' if measured else 'training'} report", "",
           f"Made by `tplab report` from {', '.join('`' + os.path.basename(p) + '`' for p in inputs)}."]
@@ -969,6 +1105,29 @@ def write_report(records, rows, out_dir, inputs, traces=(), trainings=()):
                    "bound under those runs' efficiency in the plot.", ""]
         md += ["![data parallelism](data_parallel.png)", "",
                markdown_table(DATA_PARALLEL_COLUMNS, data_parallel_rows(pairs)), ""]
+    if pipelined:
+        pipeline_bubble_plot(pipelined, os.path.join(out_dir, "pipeline_bubble.png"))
+        made.append("pipeline_bubble.png")
+        md += ["## Pipeline parallelism", "",
+               "`bench step --pp S` and `bench scaling --pp S` time the whole GPT (embedding, L "
+               "blocks, final LayerNorm, LM head, cross-entropy; V its vocabulary) cut by depth "
+               "into S stages of L/S blocks, each stage on p/(D S) ranks of the scheme: the step "
+               "is every one of the M micro-batches' forward and backward through every stage in "
+               "the schedule's order (`gpipe`: every forward, then every backward; `1f1b`: after "
+               "a warm-up, one forward and one backward in turn), and the gradients' all-reduce "
+               "over the D replicas. A stage's idle share is the share of the step its ranks "
+               "spent not computing (the bubble, and waiting for its neighbours' transfers), the "
+               "mean of its ranks, median of the repeats; the formula (S - 1)/(M + S - 1) is the "
+               "bubble's share for both schedules, the share every stage of an ideal pipeline "
+               "idles. PP efficiency = T(the GPT on one stage of p/S ranks) / (S x T(S stages on "
+               "p ranks)), its baseline measured in the same sweep with the same M: 1 - the "
+               "formula when the stages cost nothing but the bubble. Kept: the most bytes a "
+               "stage's ranks held for backward at once, beside the cost model's (the "
+               "micro-batches in flight, M under GPipe and min(S - s, M) on stage s under 1F1B, "
+               "x one micro-batch's). These runs count another model's FLOPs than the block's: "
+               "the sections on the block leave them out.", "",
+               "![pipeline bubble](pipeline_bubble.png)", "",
+               markdown_table(PIPELINE_COLUMNS, pipeline_rows(pipelined, records)), ""]
     if rows:
         busbw_plot(rows, os.path.join(out_dir, "busbw.png"))
         overhead_plot(rows, os.path.join(out_dir, "overhead.png"))

@@ -49,13 +49,34 @@ void check_batch_splits(const PlanRequest& r) {
       B, b, r.devices, alternatives(dp_degrees), b, b * r.devices, r.devices));
 }
 
+/// The layouts of r.devices with the degrees the request fixes (--pp, --dp); throws UsageError
+/// when none has them.
+std::vector<ParallelLayout> layouts_asked(const PlanRequest& r) {
+  std::vector<ParallelLayout> asked;
+  for (const ParallelLayout& layout : factorisations(r.devices, r.order)) {
+    if ((r.only_pp == 0 || layout.pp == r.only_pp) && (r.only_dp == 0 || layout.dp == r.only_dp)) {
+      asked.push_back(layout);
+    }
+  }
+  if (asked.empty()) {
+    std::vector<std::string> fixed;
+    if (r.only_dp > 0) fixed.push_back(fmt::format("DP = {} (--dp)", r.only_dp));
+    if (r.only_pp > 0) fixed.push_back(fmt::format("PP = {} (--pp)", r.only_pp));
+    throw UsageError(fmt::format(
+        "no DP x TP x PP layout of {} devices has {}: DP x TP x PP = {}, so DP x PP must divide "
+        "{}",
+        r.devices, fmt::join(fixed, " and "), r.devices, r.devices));
+  }
+  return asked;
+}
+
 }  // namespace
 
 ClusterPlan plan_cluster(const PlanRequest& r) {
   check_request(r);
   check_batch_splits(r);
   ClusterPlan plan;
-  for (const ParallelLayout& layout : factorisations(r.devices, r.order)) {
+  for (const ParallelLayout& layout : layouts_asked(r)) {
     for (const std::string& scheme : schemes_at(r, layout.tp)) {
       const std::string why = why_layout_cannot_run(r, layout, scheme);
       if (!why.empty()) {

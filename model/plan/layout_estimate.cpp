@@ -108,7 +108,7 @@ StageWork stage_work(const PlanRequest& r, const ParallelLayout& l, const BlockO
   w.stage = stage;
   w.parameters = layers * block.cost.parameter_elements;
   w.activation_elements = layers * block.cost.activation_elements *
-                              micro_batches_in_flight(stage, l.pp, micro_batches) +
+                              micro_batches_in_flight(stage, l.pp, micro_batches, r.schedule) +
                           block.recomputed_elements;
   w.flops = static_cast<double>(layers) * block.flops;
   w.tp_comm_s = static_cast<double>(layers) * block.comm_s;

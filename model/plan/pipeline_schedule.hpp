@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "scheme/pipeline_schedule.hpp"
+
 namespace tplab::model::plan {
 
 /// (p - 1) / (m + p - 1): the share of a 1F1B pipeline's time each stage is idle, for p stages
@@ -27,11 +29,13 @@ double bubble_fraction(int stages, std::int64_t micro_batches);
 /// `stage_s` (forward + backward) per micro-batch; the slowest stage's time stands for all.
 double pipeline_time_s(double stage_s, int stages, std::int64_t micro_batches);
 
-/// Micro-batches whose activations stage `stage` (0 first) keeps at once under 1F1B: the
-/// warm-up runs p - stage forwards before the first backward frees one, so min(p - stage, m).
-/// Stage 0 keeps the most, p; the last stage one. Read from the stage's 1F1B actions
+/// Micro-batches whose activations stage `stage` (0 first) keeps at once: under 1F1B the
+/// warm-up runs p - stage forwards before the first backward frees one, so min(p - stage, m)
+/// (stage 0 keeps the most, p; the last stage one); under GPipe every forward runs before the
+/// first backward, so m on every stage. Read from the stage's actions
 /// (pipeline::most_in_flight), as `tplab train --pp` measures it.
-std::int64_t micro_batches_in_flight(int stage, int stages, std::int64_t micro_batches);
+std::int64_t micro_batches_in_flight(int stage, int stages, std::int64_t micro_batches,
+                                     PipelineSchedule schedule = PipelineSchedule::one_f_one_b);
 
 /// Elements one device sends to the next stage per micro-batch, forward (the same comes back as
 /// the gradient in backward): the block's output [b s, h] split over the tp devices, b s h / tp.

@@ -28,6 +28,13 @@ struct PlanRequest {
   std::vector<std::string> schemes;       ///< TP schemes to consider at TP > 1, registry names
   SchemeOptions scheme_options;           ///< what the schemes are built with (2.5D's depth)
   RankOrder order = RankOrder::tp_pp_dp;  ///< how world ranks map to (dp, pp, tp)
+  /// The pipeline's schedule: what a stage keeps in flight (1F1B min(PP - s, m), GPipe m); the
+  /// step's time is the same for both.
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  /// Only the layouts of this many stages (--pp), of this many replicas (--dp); 0: any.
+  ///@{
+  int only_pp = 0, only_dp = 0;
+  ///@}
 };
 
 /// Throws UsageError, naming the option, for a request no layout could be judged on: a size or

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "trace/trace_recorder.hpp"
@@ -44,24 +46,125 @@ class KeptBytes {
   std::int64_t most_ = 0;
 };
 
-/// Runs `action` on `model` (its input `in`), naming the stage and the action in any error it
-/// throws, so that a job ended by one stage says which.
-Tensor run_pass(gpt::GptModel& model, const StageAction& action, const Tensor& in,
-                const MicroBatch& batch) {
+/// Runs `work` (one action of `model`'s stage: its receive, pass and send), naming the stage and
+/// the action in any error it throws, so that a job ended by one stage says which.
+template <class Work>
+void naming_the_stage(const gpt::GptModel& model, const StageAction& action, Work work) {
   const auto where = [&] {
     return fmt::format("pipeline stage {} of {}, {}{}: ", model.stage().stage, model.stage().stages,
                        action.pass == StageAction::Pass::forward ? 'F' : 'B', action.micro);
   };
   try {
-    return action.pass == StageAction::Pass::forward
-               ? model.forward(action.micro, in, batch.ids, batch.targets)
-               : model.backward(action.micro, in);
+    work();
   } catch (const UsageError& e) {
     throw UsageError(where() + e.what());
   } catch (const InternalError& e) {
     throw InternalError(where() + e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(where() + e.what());
   }
 }
+
+/// Records `kind` at `action` unless the stage saw a NaN or Inf before.
+void note_non_finite(NonFinite& first, NonFinite::Kind kind, const StageAction& action) {
+  if (first.kind == NonFinite::Kind::none) first = {kind, action};
+}
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// One stage's step in progress: what it has measured, and its sends still on their way.
+class StageRun {
+ public:
+  StageRun(gpt::GptModel& model, Comm* pp, Device& device, DType dtype, std::size_t micro_batches)
+      : model_(model), pp_(pp), device_(device), dtype_(dtype), kept_(micro_batches) {}
+
+  /// `action` on `batch`: its receive, its pass, then its send started.
+  void run(const StageAction& action, const MicroBatch& batch) {
+    const gpt::GptStage& stage = model_.stage();
+    const bool forward = action.pass == StageAction::Pass::forward;
+    const std::int64_t before = live();
+    // F takes its input from the stage before; B its output's gradient from the stage after.
+    Tensor in;
+    if (forward ? !stage.first() : !stage.last()) {
+      in = receive(action, forward ? stage.stage - 1 : stage.stage + 1);
+    }
+    const Clock::time_point computing = Clock::now();
+    Tensor out = forward ? model_.forward(action.micro, in, batch.ids, batch.targets)
+                         : model_.backward(action.micro, in);
+    device_.synchronize();  // a GPU's queued work is part of the pass
+    record_.busy_seconds += seconds_since(computing);
+    in = Tensor();
+    const auto i = static_cast<std::size_t>(action.micro);
+    if (forward) {
+      kept_.forward_kept(i, live() - before - bytes_of(out));
+    } else {
+      kept_.backward_done(i);
+    }
+    check_made(action, out);
+    if (forward ? !stage.last() : !stage.first()) {
+      CommRequest request = pp_->start_send(out, forward ? stage.stage + 1 : stage.stage - 1);
+      sends_.push_back({std::move(request), std::move(out)});
+      ++record_.sends;
+    }
+  }
+
+  /// Waits for the sends and ends the model's step; its parameter gradients are checked too.
+  StageStepRecord finish(Clock::time_point start) {
+    for (InFlight& s : sends_) s.request.wait();
+    model_.finish_step();
+    for (const auto& [name, gradient] : model_.gradients()) {
+      if (device_.first_nonfinite(gradient) >= 0) {
+        note_non_finite(record_.non_finite, NonFinite::Kind::gradient, {});
+        break;
+      }
+    }
+    record_.kept_bytes = kept_.most();
+    record_.seconds = seconds_since(start);
+    return record_;
+  }
+
+ private:
+  std::int64_t live() const {
+    return static_cast<std::int64_t>(device_.allocations().live_bytes());
+  }
+
+  /// The tensor `action` takes from stage `from`, checked on arrival.
+  Tensor receive(const StageAction& action, int from) {
+    Tensor in = device_.empty(model_.boundary_extents(), dtype_);
+    pp_->recv(in, from);
+    ++record_.receives;
+    if (device_.first_nonfinite(in) >= 0) {
+      note_non_finite(record_.non_finite, NonFinite::Kind::arrived, action);
+    }
+    return in;
+  }
+
+  /// Checks what `action` made: its output (before it is sent on) and on the last stage's
+  /// forward every token's loss.
+  void check_made(const StageAction& action, const Tensor& out) {
+    if (out.defined() && device_.first_nonfinite(out) >= 0) {
+      note_non_finite(record_.non_finite, NonFinite::Kind::made, action);
+    }
+    if (action.pass == StageAction::Pass::forward && model_.counts_loss()) {
+      const std::vector<double>& losses = model_.losses(action.micro);
+      if (!std::all_of(losses.begin(), losses.end(), [](double l) { return std::isfinite(l); })) {
+        note_non_finite(record_.non_finite, NonFinite::Kind::loss, action);
+      }
+    }
+  }
+
+  gpt::GptModel& model_;
+  Comm* pp_;
+  Device& device_;
+  DType dtype_;
+  KeptBytes kept_;  // F(i)'s allocations besides its output, until B(i)
+  StageStepRecord record_;
+  std::vector<InFlight> sends_;
+};
 
 }  // namespace
 
@@ -73,55 +176,17 @@ StageStepRecord run_stage_step(gpt::GptModel& model, Comm* pp, Device& device, D
         "a pipeline stage needs its PP group");
   check(static_cast<int>(batches.size()) == model.micro_batches(),
         "one batch for every micro-batch");
-  const auto live = [&] { return static_cast<std::int64_t>(device.allocations().live_bytes()); };
-  using Clock = std::chrono::steady_clock;
-  const auto seconds_since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
   const Clock::time_point start = Clock::now();
-  KeptBytes kept(batches.size());  // F(i)'s allocations besides its output, until B(i)
-  StageStepRecord record;
-  std::vector<InFlight> sends;
+  StageRun run(model, pp, device, dtype, batches.size());
   model.start_step(step);
   for (const StageAction& action : actions) {
-    const MicroBatch& batch = batches[static_cast<std::size_t>(action.micro)];
     const bool forward = action.pass == StageAction::Pass::forward;
     TraceScope traced(device.trace(), fmt::format("{}{}", forward ? 'F' : 'B', action.micro),
                       "pipeline", {{"micro_batch", action.micro}, {"stage", stage.stage}});
-    // F takes its input from the stage before; B its output's gradient from the stage after.
-    const bool receives = forward ? !stage.first() : !stage.last();
-    const int from = forward ? stage.stage - 1 : stage.stage + 1;
-    const std::int64_t before = live();
-    Tensor in;
-    if (receives) {
-      in = device.empty(model.boundary_extents(), dtype);
-      pp->recv(in, from);
-      ++record.receives;
-    }
-    const Clock::time_point computing = Clock::now();
-    Tensor out = run_pass(model, action, in, batch);
-    device.synchronize();  // a GPU's queued work is part of the pass
-    record.busy_seconds += seconds_since(computing);
-    in = Tensor();
-    const auto i = static_cast<std::size_t>(action.micro);
-    if (forward) {
-      kept.forward_kept(i, live() - before - bytes_of(out));
-    } else {
-      kept.backward_done(i);
-    }
-    const bool sends_on = forward ? !stage.last() : !stage.first();
-    if (sends_on) {
-      const int to = forward ? stage.stage + 1 : stage.stage - 1;
-      CommRequest request = pp->start_send(out, to);
-      sends.push_back({std::move(request), std::move(out)});
-      ++record.sends;
-    }
+    naming_the_stage(model, action,
+                     [&] { run.run(action, batches[static_cast<std::size_t>(action.micro)]); });
   }
-  for (InFlight& s : sends) s.request.wait();
-  model.finish_step();
-  record.kept_bytes = kept.most();
-  record.seconds = seconds_since(start);
-  return record;
+  return run.finish(start);
 }
 
 }  // namespace tplab::pipeline

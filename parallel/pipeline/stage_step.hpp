@@ -19,6 +19,19 @@ struct MicroBatch {
   std::vector<std::int64_t> targets;  ///< what the last stage's loss predicts
 };
 
+/// Where a stage first saw a NaN or Inf in a step, as its own checks found it.
+struct NonFinite {
+  enum class Kind {
+    none,      ///< every value it received, made and sent was finite
+    arrived,   ///< a received tensor held one on arrival
+    made,      ///< a pass made one from a finite input
+    loss,      ///< the last stage's forward: a token's loss
+    gradient,  ///< only its parameter gradients hold one
+  };
+  Kind kind = Kind::none;
+  StageAction action;  ///< the pass where it was seen (not for gradient)
+};
+
 /// What a stage's step measured.
 struct StageStepRecord {
   /// The most bytes the stage held for backward at once: each forward F(i) keeps what it left
@@ -33,6 +46,10 @@ struct StageStepRecord {
   double busy_seconds = 0;
   /// Seconds the whole step took on this rank, from its first action to its last send done.
   double seconds = 0;
+  /// The first NaN or Inf this stage saw: every received and sent tensor, every loss and, at
+  /// the end, every parameter gradient is checked (Device::first_nonfinite), so that a job can
+  /// name the stage and pass where one first appeared.
+  NonFinite non_finite;
 };
 
 /// Runs step `step` of `model`'s stage: every action in order (`actions`, from stage_actions),

@@ -79,7 +79,7 @@ def check_scaling(path, schemes, nps, modes):
                     "peak_mem_bytes", "oversubscribed"):
             assert key in r, f"run lacks {key}: {r}"
         assert r["scheme"] in schemes and r["mode"] in modes, r
-        assert r["np"] in nps or r["dp_baseline"], r
+        assert r["np"] in nps or r["dp_baseline"] or r["pp_baseline"], r
         assert r["step_ms_min"] <= r["step_ms"] <= r["step_ms_max"], r
         assert 0 <= r["comm_ms"] and close(r["comm_share"], r["comm_ms"] / r["step_ms"]), r
         s = r["shape"]
@@ -95,11 +95,12 @@ def check_scaling(path, schemes, nps, modes):
         else:
             assert r["bytes_per_rank"] > 0, r
         check_groups_of(r)
-        key = (r["scheme"], r["mode"], r["dp"])
+        check_pipeline(r)
+        key = (r["scheme"], r["mode"], r["dp"], r["pp"])
         if key not in base or r["np"] < base[key]["np"]:
             base[key] = r
     for r in runs:
-        b = base[(r["scheme"], r["mode"], r["dp"])]
+        b = base[(r["scheme"], r["mode"], r["dp"], r["pp"])]
         assert r["baseline_np"] == b["np"], r
         if r["mode"] == "strong":
             assert r["shape"] == b["shape"], "strong scaling keeps the global shape"
@@ -111,6 +112,7 @@ def check_scaling(path, schemes, nps, modes):
         if r is b:
             assert close(r["efficiency"], 1.0), r
     check_data_parallel_efficiency(runs)
+    check_pipeline_efficiency(runs)
     check_mfu(document)
     print(f"ok: {len(runs)} runs, efficiency, shares, throughput and MFU consistent")
 
@@ -169,6 +171,53 @@ def check_groups_of(r):
         assert r["bytes_per_rank_dp"] > 0 and r["comm_ms_dp"] > 0, r
 
 
+def check_pipeline(r):
+    """A pipelined GPT's run: one record per stage, each stage's kept bytes the model's for the
+    micro-batches its schedule keeps in flight (GPipe M, 1F1B min(S - s, M)), its idle share a
+    share, the bubble's formula (S - 1)/(M + S - 1), and traffic between stages only with them.
+    A block's run has none of it."""
+    if r["workload"] == "block":
+        assert r["pp"] == 1 and "stages" not in r and r["model_bytes_per_rank"] is not None, r
+        return
+    assert r["workload"] == "gpt" and r["model_bytes_per_rank"] is None, r
+    stages, m = r["pp"], r["micro_batches"]
+    assert len(r["stages"]) == stages, r
+    assert close(r["bubble_formula"], (stages - 1) / (m + stages - 1)), r
+    for s, stage in enumerate(r["stages"]):
+        want = m if r["schedule"] == "gpipe" else min(stages - s, m)
+        assert stage["in_flight"] == want, (s, stage, r["schedule"])
+        assert stage["kept_bytes"] == stage["model_kept_bytes"] > 0, (s, stage)
+        assert 0 <= stage["idle_share"] <= 1, (s, stage)
+    assert r["kept_as_modelled"], r
+    assert r["padded_vocab"] >= r["vocab"] and r["layers"] % stages == 0, r
+    assert close(r["comm_share_pp"], r["comm_ms_pp"] / r["step_ms"]), r
+    assert 0 <= r["comm_ms_pp"] <= r["comm_ms_max"], r
+    if stages == 1:
+        assert r["bytes_per_rank_pp"] == 0 and r["comm_ms_pp"] == 0, "one stage sends nothing"
+    else:
+        assert r["bytes_per_rank_pp"] > 0, r
+
+
+def check_pipeline_efficiency(runs):
+    """Every run of S > 1 stages against the same GPT on one stage of np/S ranks: PP efficiency
+    T(one stage) / (S T(S stages)), beside 1 - the bubble's formula."""
+    for r in runs:
+        if r["pp"] == 1:
+            assert "pp_efficiency" not in r, r
+            continue
+        same = ("scheme", "mode", "dp", "overlap", "shape", "layers", "vocab", "micro_batches")
+        bases = [b for b in runs if b["pp"] == 1 and b["workload"] == "gpt" and
+                 all(b[k] == r[k] for k in same) and b["np"] * r["pp"] == r["np"]]
+        if not bases:
+            assert "pp_efficiency" not in r, r
+            continue
+        assert len(bases) == 1 and bases[0]["pp_baseline"], (r, bases)
+        b = bases[0]
+        assert r["pp_baseline_np"] == b["np"] and r["pp_baseline_step_ms"] == b["step_ms"], r
+        assert close(r["pp_efficiency"], b["step_ms"] / (r["pp"] * r["step_ms"])), r
+        assert close(r["pp_efficiency_formula"], 1 - r["bubble_formula"]), r
+
+
 def check_data_parallel_efficiency(runs):
     """Every run of D > 1 replicas against the scheme alone on np/D ranks and b/D sequences."""
     for r in runs:
@@ -178,7 +227,11 @@ def check_data_parallel_efficiency(runs):
         s = r["shape"]
         want = {"b": s["b"] // r["dp"], "s": s["s"], "h": s["h"], "heads": s["heads"]}
         bases = [b for b in runs if b["dp"] == 1 and b["scheme"] == r["scheme"] and
-                 b["mode"] == r["mode"] and b["np"] * r["dp"] == r["np"] and b["shape"] == want]
+                 b["mode"] == r["mode"] and b["np"] * r["dp"] == r["np"] and b["shape"] == want
+                 and b["pp"] == r["pp"] and b["workload"] == r["workload"]]
+        if not bases and r["pp_baseline"]:  # measured for PP efficiency: no DP baseline of its own
+            assert "dp_efficiency" not in r, r
+            continue
         assert len(bases) == 1 and bases[0]["dp_baseline"], (r, bases)
         b = bases[0]
         assert r["dp_baseline_np"] == b["np"] and r["dp_baseline_step_ms"] == b["step_ms"], r

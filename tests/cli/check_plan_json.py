@@ -39,11 +39,15 @@ def check_layout(e, plan):
 
 def main():
     plan = json.load(open(sys.argv[1]))
-    for key in ["model", "batch", "cluster", "assumptions", "layouts", "skipped", "best"]:
+    for key in ["model", "batch", "pipeline", "cluster", "assumptions", "layouts", "skipped",
+                "best"]:
         assert key in plan, key
     devices = plan["cluster"]["devices"]
     seen = {(e["dp"], e["tp"], e["pp"]) for e in plan["layouts"] + plan["skipped"]}
-    assert seen == factorisations(devices), seen ^ factorisations(devices)
+    only_dp, only_pp = plan["pipeline"]["only_dp"], plan["pipeline"]["only_pp"]
+    asked = {(dp, tp, pp) for dp, tp, pp in factorisations(devices)
+             if only_dp in (None, dp) and only_pp in (None, pp)}
+    assert seen == asked, seen ^ asked
     assert all(s["why"] for s in plan["skipped"])
     for e in plan["layouts"]:
         check_layout(e, plan)

@@ -59,7 +59,7 @@ LAYERS = [
     ("model/tests", ["model/tests", "model/plan/tests"], ["verify"]),
     ("verify/tests", ["verify/tests"], ["verify", "backend"]),
     ("train", ["train"], ["verify", "optim", "pipeline"]),
-    ("bench", ["bench"], ["verify", "host", "backend"]),
+    ("bench", ["bench"], ["train", "host", "backend"]),  # times the block, and the training's GPT
     ("lessons", ["lessons"], ["verify", "host"]),
     ("app", ["app"], ["train", "bench", "lessons"]),
 ]

@@ -1,0 +1,34 @@
+#include "rank_measures.hpp"
+
+#include "device/cpu_device.hpp"
+
+namespace tplab::bench {
+
+double max_over_ranks(Comm& world, double value) {
+  CpuDevice host;
+  Tensor t = host.empty({1}, DType::f64);
+  t.data_as<double>()[0] = value;
+  world.all_reduce(t, ReduceOp::max);
+  return t.data_as<double>()[0];
+}
+
+double bus_bytes_of(const CommCounters& counters) {
+  double bytes = 0;
+  for (const CollectiveCount& c : counters.snapshot()) {
+    if (c.elements > 0) bytes += c.bus_elements * static_cast<double>(c.bytes) / c.elements;
+  }
+  return bytes;
+}
+
+GroupShare group_share(const CommCounters& counters, std::string_view group) {
+  GroupShare share;
+  for (const CollectiveCount& c : counters.snapshot()) {
+    if (c.group != group) continue;
+    share.seconds += c.seconds;
+    share.exposed_seconds += c.exposed_seconds;
+    share.bytes += c.bytes;
+  }
+  return share;
+}
+
+}  // namespace tplab::bench
