@@ -9,6 +9,7 @@
 #include "initial_parameters.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "pipeline/stage_actions.hpp"
+#include "pipeline_transfers.hpp"
 #include "pipelined_gpt.hpp"
 #include "process_resources.hpp"
 #include "rank_measures.hpp"
@@ -45,10 +46,16 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
   // From here on the rank holds only what a training step needs: measure its memory from now.
   const bool reset = reset_peak_resident();
 
-  std::vector<double> steps, comms, comms_least, exposed, dp_comms, pp_comms, scheme_comms;
+  // what the model says this rank moves between stages, every step
+  const model::PipelineTransfers transfers = model::pipeline_transfers(
+      c.scheme, replica_options(c.options), mesh.scheme_ranks, gpt.micro(),
+      mesh.scheme_rank_of(world.rank()), gpt.model().stage(), c.options.micro_batches);
+  const auto element_bytes = static_cast<std::int64_t>(dtype_size(c.dtype));
+  bool transfers_differ = false;
+  StepSamples samples;
+  std::vector<double> pp_comms;
   std::vector<std::vector<double>> idle(static_cast<std::size_t>(mesh.stages));
-  std::int64_t bytes = 0, dp_bytes = 0, pp_bytes = 0, kept = 0;
-  double bus_bytes = 0, wall_seconds = 0, cpu_seconds = 0;
+  std::int64_t pp_bytes = 0, kept = 0;
   device.allocations().reset_peak();
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
     const train::Batch batch = train::synthetic_batch(c.shape, c.seed, i);
@@ -62,30 +69,25 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
     device.synchronize();
     const double step = std::chrono::duration<double>(Clock::now() - start).count();
     traced.close();
-    const double cpu = process_cpu_seconds() - cpu_start;
     const CommCounters& counters = world.counters();
-    const GroupShare dp = group_share(counters, kDataParallelGroup);
-    const GroupShare pp = group_share(counters, kPipelineGroup);
-    // the transfers between stages are started and run while the stage computes: only the
-    // time a rank was blocked on them (a receive, the sends' end) is communication's
-    const double comm = counters.total_seconds() - pp.seconds + pp.exposed_seconds;
-    const double blocked = counters.total_exposed_seconds();
-    bytes = counters.total_bytes();
-    bus_bytes = bus_bytes_of(counters);
-    dp_bytes = dp.bytes;
+    const GroupTotals pp = counters.group_totals(kPipelineGroup);
+    samples.count(counters);
     pp_bytes = pp.bytes;
+    transfers_differ = transfers_differ || record.sends != transfers.sends ||
+                       record.receives != transfers.receives ||
+                       pp.bytes != transfers.elements() * element_bytes;
     kept = std::max(kept, record.kept_bytes);
     const std::vector<double> shares = train::stage_idle_shares(world, mesh, record);
     if (i < config.warmup) continue;
-    wall_seconds += step;
-    cpu_seconds += cpu;
-    steps.push_back(max_over_ranks(world, step));
-    comms.push_back(max_over_ranks(world, comm));
-    comms_least.push_back(-max_over_ranks(world, -comm));
-    exposed.push_back(max_over_ranks(world, blocked));
-    dp_comms.push_back(max_over_ranks(world, dp.seconds));
+    // the transfers between stages are started and run while the stage computes: only the
+    // time a rank was blocked on them (a receive, the sends' end) is communication's
+    samples.add(world, {.seconds = step,
+                        .cpu_seconds = process_cpu_seconds() - cpu_start,
+                        .comm_seconds = counters.total_seconds() - pp.seconds + pp.exposed_seconds,
+                        .exposed_seconds = counters.total_exposed_seconds(),
+                        .dp_seconds = counters.group_totals(kDataParallelGroup).seconds,
+                        .other_seconds = pp.exposed_seconds});
     pp_comms.push_back(max_over_ranks(world, pp.exposed_seconds));
-    scheme_comms.push_back(max_over_ranks(world, comm - dp.seconds - pp.exposed_seconds));
     for (std::size_t s = 0; s < shares.size(); ++s) idle[s].push_back(shares[s]);
   }
 
@@ -100,24 +102,8 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
               .seed = c.seed};
   t.world_size = world.size();
   t.grid = train::training_grid(world.size(), c);
-  t.step_seconds = spread_of(steps);
-  t.comm_seconds = spread_of(comms);
-  t.comm_seconds_least = spread_of(comms_least);
-  t.exposed_seconds = spread_of(exposed);
-  t.dp_comm_seconds = spread_of(dp_comms);
-  t.scheme_comm_seconds = spread_of(scheme_comms);
-  t.comm_share = t.comm_seconds.median / t.step_seconds.median;
-  t.bytes_per_rank = static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(bytes)));
-  t.dp_bytes_per_rank =
-      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(dp_bytes)));
-  t.bus_bytes_per_rank = max_over_ranks(world, bus_bytes);
   t.flops = train::model_flops_per_step(c);
-  t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
-  t.tokens_per_second = static_cast<double>(c.shape.block.tokens()) / t.step_seconds.median;
-  t.peak_memory_bytes =
-      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak_resident_bytes())));
-  t.peak_memory_from_start = max_over_ranks(world, reset ? 0.0 : 1.0) > 0;
-  t.cpu_share = -max_over_ranks(world, -cpu_seconds / wall_seconds);  // the smallest share
+  samples.fill(world, c.shape.block.tokens(), reset, t);
   verify::MemoryBreakdown memory = gpt.memory(kept, nullptr);
   memory.peak_resident = peak_resident_bytes();
   t.memory = verify::largest_over_ranks(world, memory);
@@ -130,6 +116,9 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
   out.pp_comm_seconds = spread_of(pp_comms);
   out.pp_bytes_per_rank =
       static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(pp_bytes)));
+  out.model_pp_bytes_per_rank = static_cast<std::int64_t>(
+      max_over_ranks(world, static_cast<double>(transfers.elements() * element_bytes)));
+  out.pp_transfers_as_modelled = max_over_ranks(world, transfers_differ ? 1.0 : 0.0) == 0;
   out.bubble_formula = pipeline::bubble_fraction(mesh.stages, c.options.micro_batches);
   const std::vector<double> kept_by_stage =
       stage_maxima(train::values_by_stage(world, mesh, static_cast<double>(kept)));

@@ -16,9 +16,9 @@ namespace tplab::bench {
 /// What to time: a training run's GPT (its scheme, mesh with --pp, --micro-batches,
 /// --schedule and --dp, shape, dtype and seed), without its optimizer or its reference.
 struct PipelineStepConfig {
-  train::TrainConfig train;
-  int warmup = 1;   ///< untimed steps before the timed ones
-  int repeats = 5;  ///< timed steps
+  train::TrainConfig train;  ///< the GPT, its mesh and data (its optimizer and steps unused)
+  int warmup = 1;            ///< untimed steps before the timed ones
+  int repeats = 5;           ///< timed steps
 };
 
 /// One pipeline stage of a timed step.
@@ -38,10 +38,10 @@ struct StageTiming {
 /// block; its flops the GPT's, model_flops_per_step; its memory the largest rank's, the
 /// optimizer's state 0), and the stages.
 struct PipelineTiming {
-  StepTiming step;
-  std::int64_t layers = 0;  ///< L
-  std::int64_t vocab = 0;   ///< V, as given (the parallel model pads it: padded_vocab)
-  std::int64_t padded_vocab = 0;
+  StepTiming step;                  ///< the step, as the block's step reports it
+  std::int64_t layers = 0;          ///< L
+  std::int64_t vocab = 0;           ///< V, as given (the parallel model pads it: padded_vocab)
+  std::int64_t padded_vocab = 0;    ///< V padded to a multiple of its parts
   int micro_batches = 0;            ///< M per replica
   std::string schedule;             ///< "gpipe" or "1f1b"
   std::vector<StageTiming> stages;  ///< stage 0 first
@@ -51,7 +51,11 @@ struct PipelineTiming {
   /// sends' end), here and in StepTiming's comm_seconds.
   Spread pp_comm_seconds;
   std::int64_t pp_bytes_per_rank = 0;  ///< logical bytes a rank sent and received between stages
-  double bubble_formula = 0;           ///< (S - 1) / (M + S - 1)
+  /// The cost model's (model::pipeline_transfers), the most of any rank.
+  std::int64_t model_pp_bytes_per_rank = 0;
+  /// Whether every rank's sends, receives and their bytes between stages are the model's.
+  bool pp_transfers_as_modelled = false;
+  double bubble_formula = 0;  ///< (S - 1) / (M + S - 1)
 };
 
 /// Bytes one rank of a timed pipelined step needs, about: the training's without its reference

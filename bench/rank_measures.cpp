@@ -20,15 +20,4 @@ double bus_bytes_of(const CommCounters& counters) {
   return bytes;
 }
 
-GroupShare group_share(const CommCounters& counters, std::string_view group) {
-  GroupShare share;
-  for (const CollectiveCount& c : counters.snapshot()) {
-    if (c.group != group) continue;
-    share.seconds += c.seconds;
-    share.exposed_seconds += c.exposed_seconds;
-    share.bytes += c.bytes;
-  }
-  return share;
-}
-
 }  // namespace tplab::bench

@@ -112,6 +112,44 @@ Spread spread_of(std::vector<double> samples) {
   return {median, samples.front(), samples.back()};
 }
 
+void StepSamples::add(Comm& world, const RankStep& step) {
+  wall_seconds_ += step.seconds;
+  cpu_seconds_ += step.cpu_seconds;
+  steps_.push_back(max_over_ranks(world, step.seconds));
+  comms_.push_back(max_over_ranks(world, step.comm_seconds));
+  comms_least_.push_back(-max_over_ranks(world, -step.comm_seconds));
+  exposed_.push_back(max_over_ranks(world, step.exposed_seconds));
+  dp_comms_.push_back(max_over_ranks(world, step.dp_seconds));
+  scheme_comms_.push_back(
+      max_over_ranks(world, step.comm_seconds - step.dp_seconds - step.other_seconds));
+}
+
+void StepSamples::count(const CommCounters& counters) {
+  bytes_ = counters.total_bytes();
+  bus_bytes_ = bus_bytes_of(counters);
+  dp_bytes_ = counters.group_totals(kDataParallelGroup).bytes;
+}
+
+void StepSamples::fill(Comm& world, std::int64_t tokens, bool peak_reset, StepTiming& t) const {
+  t.step_seconds = spread_of(steps_);
+  t.comm_seconds = spread_of(comms_);
+  t.comm_seconds_least = spread_of(comms_least_);
+  t.exposed_seconds = spread_of(exposed_);
+  t.dp_comm_seconds = spread_of(dp_comms_);
+  t.scheme_comm_seconds = spread_of(scheme_comms_);
+  t.comm_share = t.comm_seconds.median / t.step_seconds.median;
+  t.bytes_per_rank = static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(bytes_)));
+  t.dp_bytes_per_rank =
+      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(dp_bytes_)));
+  t.bus_bytes_per_rank = max_over_ranks(world, bus_bytes_);
+  t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
+  t.tokens_per_second = static_cast<double>(tokens) / t.step_seconds.median;
+  t.peak_memory_bytes =
+      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak_resident_bytes())));
+  t.peak_memory_from_start = max_over_ranks(world, peak_reset ? 0.0 : 1.0) > 0;
+  t.cpu_share = -max_over_ranks(world, -cpu_seconds_ / wall_seconds_);  // the smallest share
+}
+
 StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   if (config.repeats < 1 || config.warmup < 0) {
     throw UsageError("--repeats must be at least 1 and --warmup at least 0");
@@ -124,10 +162,7 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
   // From here on the rank holds only what a training step needs: measure its memory from now.
   const bool reset = reset_peak_resident();
 
-  std::vector<double> steps, comms, comms_least, exposed, dp_comms, scheme_comms;
-  std::int64_t bytes = 0, dp_bytes = 0;
-  double bus_bytes = 0;
-  double wall_seconds = 0, cpu_seconds = 0;
+  StepSamples samples;
   for (int i = 0; i < config.warmup + config.repeats; ++i) {
     world.barrier();
     world.counters().reset();
@@ -139,45 +174,21 @@ StepTiming time_step(Comm& world, Device& device, const StepConfig& config) {
     module->backward(shards.dy);
     const double step = seconds_since(start);
     traced.close();
-    const double cpu = process_cpu_seconds() - cpu_start;
-    const double comm = world.counters().total_seconds();
-    const double blocked = world.counters().total_exposed_seconds();
-    bytes = world.counters().total_bytes();
-    bus_bytes = bus_bytes_of(world.counters());
-    const GroupShare dp = group_share(world.counters(), kDataParallelGroup);
-    dp_bytes = dp.bytes;
+    const CommCounters& counters = world.counters();
+    samples.count(counters);
     if (i < config.warmup) continue;
-    wall_seconds += step;
-    cpu_seconds += cpu;
-    steps.push_back(max_over_ranks(world, step));
-    comms.push_back(max_over_ranks(world, comm));
-    comms_least.push_back(-max_over_ranks(world, -comm));
-    exposed.push_back(max_over_ranks(world, blocked));
-    dp_comms.push_back(max_over_ranks(world, dp.seconds));
-    scheme_comms.push_back(max_over_ranks(world, comm - dp.seconds));
+    samples.add(world, {.seconds = step,
+                        .cpu_seconds = process_cpu_seconds() - cpu_start,
+                        .comm_seconds = counters.total_seconds(),
+                        .exposed_seconds = counters.total_exposed_seconds(),
+                        .dp_seconds = counters.group_totals(kDataParallelGroup).seconds});
   }
   StepTiming t;
   t.config = config;
   t.world_size = world.size();
   t.grid = scheme->describe_grid(world.size(), config.shape);
-  t.step_seconds = spread_of(steps);
-  t.comm_seconds = spread_of(comms);
-  t.comm_seconds_least = spread_of(comms_least);
-  t.exposed_seconds = spread_of(exposed);
-  t.dp_comm_seconds = spread_of(dp_comms);
-  t.scheme_comm_seconds = spread_of(scheme_comms);
-  t.comm_share = t.comm_seconds.median / t.step_seconds.median;
-  t.bytes_per_rank = static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(bytes)));
-  t.dp_bytes_per_rank =
-      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(dp_bytes)));
-  t.bus_bytes_per_rank = max_over_ranks(world, bus_bytes);
   t.flops = model::block_step_flops(config.shape);
-  t.gflops_per_second = t.flops / t.step_seconds.median / 1e9;
-  t.tokens_per_second = static_cast<double>(config.shape.tokens()) / t.step_seconds.median;
-  t.peak_memory_bytes =
-      static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(peak_resident_bytes())));
-  t.peak_memory_from_start = max_over_ranks(world, reset ? 0.0 : 1.0) > 0;
-  t.cpu_share = -max_over_ranks(world, -cpu_seconds / wall_seconds);  // the smallest share
+  samples.fill(world, config.shape.tokens(), reset, t);
   t.memory = measure_memory(world, device, config, *module, shards);
   return t;
 }

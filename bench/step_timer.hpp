@@ -95,6 +95,36 @@ struct StepTiming {
   double cpu_share = 0;
 };
 
+/// One timed step as one rank measured it.
+struct RankStep {
+  double seconds = 0;          ///< wall time
+  double cpu_seconds = 0;      ///< the process's CPU time in it
+  double comm_seconds = 0;     ///< in communication
+  double exposed_seconds = 0;  ///< of which blocked in it (CommCounters' exposed time)
+  double dp_seconds = 0;       ///< of comm_seconds, on the data-parallel groups
+  /// Of comm_seconds, neither the scheme's nor dp's: the transfers between pipeline stages.
+  double other_seconds = 0;
+};
+
+/// The timed steps of a run, the slowest rank's of each, until they make a StepTiming.
+class StepSamples {
+ public:
+  /// Adds one timed step. Collective.
+  void add(Comm& world, const RankStep& step);
+  /// Keeps what `counters` counted in a step: its logical, data-parallel and bus bytes (every
+  /// step moves the same).
+  void count(const CommCounters& counters);
+  /// Fills `t`'s times, shares, bytes, rates, peak memory and CPU share; t.flops must be set.
+  /// `tokens`: of the step; `peak_reset`: whether the peak memory counts from after setup.
+  /// Collective.
+  void fill(Comm& world, std::int64_t tokens, bool peak_reset, StepTiming& t) const;
+
+ private:
+  std::vector<double> steps_, comms_, comms_least_, exposed_, dp_comms_, scheme_comms_;
+  std::int64_t bytes_ = 0, dp_bytes_ = 0;
+  double bus_bytes_ = 0, wall_seconds_ = 0, cpu_seconds_ = 0;
+};
+
 /// Bytes one rank of a timed step needs, about: the global inputs in f64 while it cuts its
 /// shards, then, for each of `modules` modules (2 when overlap off and on are compared), its
 /// parameters, their gradients and one more copy (3 x the cost model's parameter elements)

@@ -22,6 +22,7 @@
 #include "optim/gradient_norm.hpp"
 #include "pipeline/pipeline_problem.hpp"
 #include "pipeline/stage_step.hpp"
+#include "pipeline_transfers.hpp"
 #include "pipelined_gpt.hpp"
 #include "plan/gpt_model.hpp"
 #include "reference_training.hpp"
@@ -397,6 +398,41 @@ std::string kept_changes(Comm& world, const std::vector<std::int64_t>& kept_by_s
   return {};
 }
 
+/// A step whose transfers between stages on this rank were not the model's: its calls and bytes.
+struct TransferMismatch {
+  std::int64_t step = -1;  ///< -1: every step's were the model's
+  std::int64_t calls = 0;
+  std::int64_t bytes = 0;
+};
+
+/// Empty when every rank's point-to-point calls and bytes between stages were, in every step,
+/// what model::pipeline_transfers says (`model`: this rank's, in bytes of `element_bytes`);
+/// otherwise the lowest such rank's first such step. Collective.
+std::string transfer_difference(Comm& world, const TransferMismatch& mine,
+                                const model::PipelineTransfers& model, std::int64_t element_bytes) {
+  CpuDevice host;
+  Tensor sent = host.zeros({5}, DType::f64);  // step + 1 (0: none), calls, bytes, the model's
+  double* v = sent.data_as<double>();
+  v[0] = static_cast<double>(mine.step + 1);
+  v[1] = static_cast<double>(mine.calls);
+  v[2] = static_cast<double>(mine.bytes);
+  v[3] = static_cast<double>(model.sends + model.receives);
+  v[4] = static_cast<double>(model.elements() * element_bytes);
+  Tensor all = host.empty({world.size() * 5}, DType::f64);
+  world.all_gather(sent, all);
+  for (int r = 0; r < world.size(); ++r) {
+    const double* w = all.data_as<double>() + 5 * r;
+    if (w[0] > 0) {
+      return fmt::format(
+          "rank {}: step {} made {:.0f} point-to-point calls of {:.0f} bytes between stages, "
+          "the model {:.0f} of {:.0f} (M sends and M receives per neighbour, each the rank's "
+          "shard of x)",
+          r, w[0] - 1, w[1], w[2], w[3], w[4]);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
@@ -418,6 +454,12 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const std::vector<TensorPlacement>& placements = gpt.placements();
   const std::int64_t m = shape.block.tokens();
   ShardedOptimizer optimizer(device, model.parameters(), config.optimizer);
+  // what this rank sends and receives between stages in every step, as the cost model says
+  const model::PipelineTransfers transfers = model::pipeline_transfers(
+      config.scheme, replica_options(config.options), mesh.scheme_ranks, gpt.micro(),
+      mesh.scheme_rank_of(world.rank()), model.stage(), config.options.micro_batches);
+  const auto element_bytes = static_cast<std::int64_t>(dtype_size(config.dtype));
+  TransferMismatch transfer_mismatch;
   const std::vector<std::string> gradient_names = [&] {
     std::vector<std::string> names;
     for (const std::string& name : parameter_names(shape)) names.push_back(gradient_name(name));
@@ -445,6 +487,11 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     // measured and clipped
     const pipeline::StageStepRecord stage_step = gpt.step(batch, step);
     kept_by_step.push_back(stage_step.kept_bytes);
+    const GroupTotals moved = world.counters().group_totals(kPipelineGroup);
+    if (transfer_mismatch.step < 0 && (moved.calls != transfers.sends + transfers.receives ||
+                                       moved.bytes != transfers.elements() * element_bytes)) {
+      transfer_mismatch = {step, moved.calls, moved.bytes};
+    }
     const TensorMap& gradients = model.gradients();
     StepRecord record;
     // every element once: each rank counts the shards no lower rank holds
@@ -481,6 +528,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const verify::MemoryBreakdown memory =
       gpt.memory(*std::max_element(kept_by_step.begin(), kept_by_step.end()), &optimizer);
   // a step that kept other bytes than the first says more than the model's comparison would
+  result.transfers_differ = transfer_difference(world, transfer_mismatch, transfers, element_bytes);
   result.memory_differs = kept_changes(world, kept_by_step);
   if (result.memory_differs.empty()) {
     result.memory_differs = verify::first_difference_from_model(world, memory);
@@ -502,7 +550,8 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   }
   result.diverged = training_divergence(result.steps, result.tolerance);
   result.pass = within_tolerance(result) && result.replicas_differ.empty() &&
-                result.padding_touched.empty() && result.memory_differs.empty() && !result.diverged;
+                result.padding_touched.empty() && result.memory_differs.empty() &&
+                result.transfers_differ.empty() && !result.diverged;
   return result;
 }
 
@@ -569,6 +618,9 @@ nlohmann::json to_json(const TrainResult& r) {
       {"max_relative_difference", r.max_relative_difference},
       {"replicated_parameters", r.replicated_parameters},
       {"replicas_identical", r.replicas_differ.empty()},
+      {"transfers_as_modelled", r.transfers_differ.empty()},
+      {"transfers_difference",
+       r.transfers_differ.empty() ? nlohmann::json() : nlohmann::json(r.transfers_differ)},
       {"loss_hash", fmt::format("{:016x}", r.loss_hash)},
       {"parameter_hash", fmt::format("{:016x}", r.parameter_hash)},
       {"parameter_fingerprint", fmt::format("{:016x}", r.parameter_fingerprint)},

@@ -94,8 +94,12 @@ struct TrainResult {
   /// Empty, or the first step of a rank that kept other bytes for backward than its first
   /// step did, or else the first rank and kind whose measured memory is not its model's.
   std::string memory_differs;
+  /// Empty, or the first rank and step whose point-to-point calls or bytes between pipeline
+  /// stages (the counters' group "pp") were not the cost model's (model::pipeline_transfers).
+  std::string transfers_differ;
   /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
-  /// every rank's memory as its model says, and the training did not diverge.
+  /// every rank's memory and transfers between stages as the model says, and the training did
+  /// not diverge.
   bool pass = false;
 };
 

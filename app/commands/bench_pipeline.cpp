@@ -26,6 +26,8 @@ nlohmann::json pipeline_fields(const bench::PipelineTiming& t) {
           {"comm_ms_pp", t.pp_comm_seconds.median * 1e3},
           {"comm_share_pp", t.pp_comm_seconds.median / t.step.step_seconds.median},
           {"bytes_per_rank_pp", t.pp_bytes_per_rank},
+          {"model_bytes_per_rank_pp", t.model_pp_bytes_per_rank},
+          {"pp_transfers_as_modelled", t.pp_transfers_as_modelled},
           {"stages", stages},
           {"kept_as_modelled", as_modelled}};
 }
@@ -37,6 +39,12 @@ void print_pipeline_run(const nlohmann::json& record) {
       record["layers"].get<int>(), record["vocab"].get<int>(), record["pp"].get<int>(),
       record["pp"].get<int>() == 1 ? "" : "s", record["micro_batches"].get<int>(),
       record["schedule"].get<std::string>(), record["bubble_formula"].get<double>() * 100);
+  fmt::print("  between stages: {:.3f} MiB a rank sent and received [model {:.3f}], {}\n",
+             record["bytes_per_rank_pp"].get<double>() / 0x1p20,
+             record["model_bytes_per_rank_pp"].get<double>() / 0x1p20,
+             record["pp_transfers_as_modelled"].get<bool>()
+                 ? "every rank's sends, receives and bytes as modelled"
+                 : "NOT AS MODELLED on some rank");
   const auto mib = [](const nlohmann::json& bytes) { return bytes.get<double>() / 0x1p20; };
   int s = 0;
   for (const nlohmann::json& stage : record["stages"]) {

@@ -11,9 +11,9 @@
 namespace tplab::app {
 
 /// The fields a pipelined run adds to its record: "workload": "gpt", pp, micro_batches,
-/// schedule, layers, vocab, padded_vocab, bubble_formula, comm_ms_pp, bytes_per_rank_pp,
-/// "stages" (each stage's idle_share, kept_bytes, model_kept_bytes, in_flight) and
-/// kept_as_modelled.
+/// schedule, layers, vocab, padded_vocab, bubble_formula, comm_ms_pp, bytes_per_rank_pp beside
+/// model_bytes_per_rank_pp and pp_transfers_as_modelled, "stages" (each stage's idle_share,
+/// kept_bytes, model_kept_bytes, in_flight) and kept_as_modelled.
 nlohmann::json pipeline_fields(const bench::PipelineTiming& t);
 
 /// Under the run's line (rank 0): each stage's idle share beside the formula, and what it kept

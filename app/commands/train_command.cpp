@@ -213,6 +213,9 @@ std::string verdict(const train::TrainResult& r) {
     return "FAIL: the padded vocabulary took part in training: " + r.padding_touched;
   }
   if (!r.memory_differs.empty()) return "FAIL: memory per rank: " + r.memory_differs;
+  if (!r.transfers_differ.empty()) {
+    return "FAIL: transfers between pipeline stages: " + r.transfers_differ;
+  }
   return "FAIL: the loss curve or the replicas disagree (see above)";
 }
 

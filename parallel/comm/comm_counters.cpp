@@ -86,4 +86,16 @@ std::int64_t CommCounters::total_bytes() const {
   return b;
 }
 
+GroupTotals CommCounters::group_totals(std::string_view group) const {
+  GroupTotals totals;
+  for (const CollectiveCount& c : snapshot()) {
+    if (c.group != group) continue;
+    totals.calls += c.calls;
+    totals.bytes += c.bytes;
+    totals.seconds += c.seconds;
+    totals.exposed_seconds += c.exposed_seconds;
+  }
+  return totals;
+}
+
 }  // namespace tplab

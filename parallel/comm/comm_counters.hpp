@@ -40,6 +40,14 @@ struct CollectiveCount {
   double exposed_seconds = 0;
 };
 
+/// The totals of every call on the groups of one name, whatever the collective.
+struct GroupTotals {
+  std::int64_t calls = 0;      ///< calls made
+  std::int64_t bytes = 0;      ///< logical bytes (N, as CollectiveCount's)
+  double seconds = 0;          ///< from each call's start to its completion
+  double exposed_seconds = 0;  ///< of which the caller was blocked
+};
+
 /// One call as the counters file it: all but its time.
 struct CountedCall {
   /// The collective, its reduction and its root (CollectiveCount's op and root).
@@ -87,6 +95,8 @@ class CommCounters {
   double total_exposed_seconds() const;
   /// Logical bytes of every call.
   std::int64_t total_bytes() const;
+  /// The totals of the calls on the groups named `group` ("dp", "pp").
+  GroupTotals group_totals(std::string_view group) const;
   /// Files a started collective's time in flight (CountingComm does, at its wait).
   void record_in_flight(InFlight interval);
   /// Every started collective's time in flight since the last reset (the first kMaxInFlight),

@@ -21,6 +21,7 @@ struct MicroBatch {
 
 /// Where a stage first saw a NaN or Inf in a step, as its own checks found it.
 struct NonFinite {
+  /// What was not finite.
   enum class Kind {
     none,      ///< every value it received, made and sent was finite
     arrived,   ///< a received tensor held one on arrival
@@ -28,8 +29,8 @@ struct NonFinite {
     loss,      ///< the last stage's forward: a token's loss
     gradient,  ///< only its parameter gradients hold one
   };
-  Kind kind = Kind::none;
-  StageAction action;  ///< the pass where it was seen (not for gradient)
+  Kind kind = Kind::none;  ///< none: every value was finite
+  StageAction action;      ///< the pass where it was seen (not for gradient)
 };
 
 /// What a stage's step measured.

@@ -196,6 +196,9 @@ def check_pipeline(r):
         assert r["bytes_per_rank_pp"] == 0 and r["comm_ms_pp"] == 0, "one stage sends nothing"
     else:
         assert r["bytes_per_rank_pp"] > 0, r
+    # every rank's transfers between stages are the model's, call by call and byte for byte
+    assert r["pp_transfers_as_modelled"], r
+    assert r["bytes_per_rank_pp"] == r["model_bytes_per_rank_pp"], r
 
 
 def check_pipeline_efficiency(runs):

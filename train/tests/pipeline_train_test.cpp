@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,58 @@ TEST(Pipeline, AMicroBatchScaledTwiceFailsByItsGradientNorm) {
   EXPECT_NEAR(r.steps.front().gradient_norm, r.steps.front().reference_gradient_norm / 4,
               1e-12 * r.steps.front().reference_gradient_norm)
       << "the gradient a quarter of the reference's";
+}
+
+/// The CPU's element-wise operations, except that the micro-batches' sum of a step starts from
+/// what the buffer held after the step before (its mean gradient) instead of from zero, as a
+/// pipeline that never clears its accumulation buffers between steps does: each step's sum is
+/// divided by M in one scale by 1/M (GptModel's finish_step), so there what the buffer held
+/// after the last such scale is added back first. f64 tensors only.
+class StaleAccumulation final : public ElementwiseOps {
+ public:
+  StaleAccumulation(std::unique_ptr<ElementwiseOps> inner, double alpha)
+      : inner_(std::move(inner)), alpha_(alpha) {}
+  void add_inplace(Tensor& y, const Tensor& x) override { inner_->add_inplace(y, x); }
+  void scale(Tensor& x, double alpha) override {
+    if (alpha != alpha_) return inner_->scale(x, alpha);
+    double* v = x.data_as<double>();
+    std::vector<double>& stale = held_[v];  // what this buffer held after the step before
+    stale.resize(static_cast<std::size_t>(x.numel()), 0.0);
+    for (std::size_t i = 0; i < stale.size(); ++i) v[i] += stale[i];
+    inner_->scale(x, alpha);
+    stale.assign(v, v + stale.size());
+  }
+  void add_bias(Tensor& y, const Tensor& bias) override { inner_->add_bias(y, bias); }
+  void column_sum(const Tensor& x, Tensor& out, double beta) override {
+    inner_->column_sum(x, out, beta);
+  }
+  void dropout(Tensor& x, const DropoutMask& mask) override { inner_->dropout(x, mask); }
+
+ private:
+  std::unique_ptr<ElementwiseOps> inner_;
+  double alpha_;
+  std::map<const double*, std::vector<double>> held_;
+};
+
+TEST(Pipeline, AnAccumulationStartedFromAStaleGradientFailsAtTheNextStep) {
+  // The first step is right (nothing stale yet); from the second on, every gradient holds the
+  // steps before it, which the reference's gradient norm sees at once.
+  auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
+  if (world->size() != 4) GTEST_SKIP() << "runs on 4 ranks";
+  DeviceFamilies families = cpu::make_families();
+  families.elementwise = std::make_unique<StaleAccumulation>(std::move(families.elementwise), 0.25);
+  CpuDevice faulty(std::move(families));
+  const TrainResult r =
+      run_training(*world, faulty, pipelined({"1d", 1, 2}, PipelineSchedule::one_f_one_b, 4));
+  EXPECT_FALSE(r.pass);
+  ASSERT_GE(r.steps.size(), 2u);
+  EXPECT_NEAR(r.steps[0].gradient_norm, r.steps[0].reference_gradient_norm,
+              1e-12 * r.steps[0].reference_gradient_norm)
+      << "the first step has nothing stale to start from";
+  EXPECT_FALSE(r.tolerance.norm_holds(r.steps[1].gradient_norm, r.steps[1].reference_gradient_norm,
+                                      r.steps[1].step))
+      << "step 1's gradient holds step 0's: norm " << r.steps[1].gradient_norm << " against "
+      << r.steps[1].reference_gradient_norm;
 }
 
 TEST(Pipeline, AStageWhoseReplicasAreNotReducedFailsTheRun) {
