@@ -6,6 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
+#include <set>
 #include <vector>
 
 #include "attention_scores.hpp"
@@ -15,6 +17,7 @@
 #include "core/error.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "loss_tolerance.hpp"
+#include "mesh/mesh_layout.hpp"
 #include "mesh_options.hpp"
 #include "mfu.hpp"
 #include "mpi_command.hpp"
@@ -431,8 +434,30 @@ void print_mfu(const nlohmann::json& document) {
 /// The end of a training whose job ended early (past its --timeout, killed, ...): how many
 /// steps it finished and kept (those the table above shows, but for the last when it had no
 /// time to keep them).
+/// For a job of several stages or replicas that failed: where on the mesh each rank its last
+/// words name ("rank 2") sits, so that a rank killed from outside is named by its stage too.
+void print_failed_ranks(const SeriesResult& series, const MeshLayout& mesh) {
+  if (mesh.stages == 1 && mesh.replicas == 1) return;
+  static const std::regex kRank(R"(\brank (\d+))");
+  std::set<int> named;
+  for (const JobFailure& f : series.failures) {
+    const std::string words = f.exit_reason + " " + f.last_message;
+    for (auto m = std::sregex_iterator(words.begin(), words.end(), kRank);
+         m != std::sregex_iterator(); ++m) {
+      const int rank = std::stoi((*m)[1].str());
+      if (rank < mesh.world_size()) named.insert(rank);
+    }
+  }
+  for (int rank : named) {
+    fmt::print("  rank {} is pipeline stage {} of {}, replica {} of {}, scheme rank {}\n", rank,
+               mesh.stage_of(rank), mesh.stages, mesh.replica_of(rank), mesh.replicas,
+               mesh.scheme_rank_of(rank));
+  }
+}
+
 void print_cut_short(const SeriesResult& series, const nlohmann::json& document,
-                     const TrainOptions& o) {
+                     const TrainOptions& o, const MeshLayout& mesh) {
+  print_failed_ranks(series, mesh);
   const std::size_t kept = document.value("steps", nlohmann::json::array()).size();
   const std::string how =
       series.timed_out
@@ -463,7 +488,9 @@ int drive(const CLI::App& command, const TrainOptions& o) {
   const SeriesResult series = launch_jobs(command, o.launch, plan, document_of);
   const nlohmann::json document = document_of(series);
   if (document.contains("mfu")) print_mfu(document);
-  if (!series.failures.empty()) print_cut_short(series, document, o);
+  if (!series.failures.empty()) {
+    print_cut_short(series, document, o, mesh_of(config.options, np));
+  }
   return exit_code_of(series, document["pass"].get<bool>());
 }
 
