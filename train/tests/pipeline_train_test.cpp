@@ -136,16 +136,19 @@ TEST(Pipeline, MicroBatchesDoNotChangeTheGradientBeyondRounding) {
   for (double n : norms) EXPECT_NEAR(n, norms.front(), 1e-12 * norms.front());
 }
 
-/// The CPU's element-wise operations, except that scaling by `alpha` scales by alpha twice: the
-/// micro-batches' sum divided by M twice, as a pipeline that rescales every stage does.
-class ScalesTwice final : public ElementwiseOps {
+/// The CPU's element-wise operations, with scaling by one `alpha` planted with a mistake by a
+/// subclass (mistaken_scale); every other operation as the CPU's.
+class PlantedScale : public ElementwiseOps {
  public:
-  ScalesTwice(std::unique_ptr<ElementwiseOps> inner, double alpha)
+  PlantedScale(std::unique_ptr<ElementwiseOps> inner, double alpha)
       : inner_(std::move(inner)), alpha_(alpha) {}
   void add_inplace(Tensor& y, const Tensor& x) override { inner_->add_inplace(y, x); }
   void scale(Tensor& x, double alpha) override {
-    inner_->scale(x, alpha);
-    if (alpha == alpha_) inner_->scale(x, alpha);
+    if (alpha == alpha_) {
+      mistaken_scale(*inner_, x, alpha);
+    } else {
+      inner_->scale(x, alpha);
+    }
   }
   void add_bias(Tensor& y, const Tensor& bias) override { inner_->add_bias(y, bias); }
   void column_sum(const Tensor& x, Tensor& out, double beta) override {
@@ -153,9 +156,26 @@ class ScalesTwice final : public ElementwiseOps {
   }
   void dropout(Tensor& x, const DropoutMask& mask) override { inner_->dropout(x, mask); }
 
+ protected:
+  /// Scales x by the planted alpha, with the mistake; `inner` scales as the CPU does.
+  virtual void mistaken_scale(ElementwiseOps& inner, Tensor& x, double alpha) = 0;
+
  private:
   std::unique_ptr<ElementwiseOps> inner_;
   double alpha_;
+};
+
+/// Scaling by `alpha` scales by alpha twice: the micro-batches' sum divided by M twice, as a
+/// pipeline that rescales every stage does.
+class ScalesTwice final : public PlantedScale {
+ public:
+  using PlantedScale::PlantedScale;
+
+ private:
+  void mistaken_scale(ElementwiseOps& inner, Tensor& x, double alpha) override {
+    inner.scale(x, alpha);
+    inner.scale(x, alpha);
+  }
 };
 
 TEST(Pipeline, AMicroBatchScaledTwiceFailsByItsGradientNorm) {
@@ -174,34 +194,25 @@ TEST(Pipeline, AMicroBatchScaledTwiceFailsByItsGradientNorm) {
       << "the gradient a quarter of the reference's";
 }
 
-/// The CPU's element-wise operations, except that the micro-batches' sum of a step starts from
-/// what the buffer held after the step before (its mean gradient) instead of from zero, as a
-/// pipeline that never clears its accumulation buffers between steps does: each step's sum is
-/// divided by M in one scale by 1/M (GptModel's finish_step), so there what the buffer held
-/// after the last such scale is added back first. f64 tensors only.
-class StaleAccumulation final : public ElementwiseOps {
+/// The micro-batches' sum of a step starts from what the buffer held after the step before (its
+/// mean gradient) instead of from zero, as a pipeline that never clears its accumulation buffers
+/// between steps does: each step's sum is divided by M in one scale by 1/M (GptModel's
+/// finish_step), so there what the buffer held after the last such scale is added back first.
+/// f64 tensors only.
+class StaleAccumulation final : public PlantedScale {
  public:
-  StaleAccumulation(std::unique_ptr<ElementwiseOps> inner, double alpha)
-      : inner_(std::move(inner)), alpha_(alpha) {}
-  void add_inplace(Tensor& y, const Tensor& x) override { inner_->add_inplace(y, x); }
-  void scale(Tensor& x, double alpha) override {
-    if (alpha != alpha_) return inner_->scale(x, alpha);
+  using PlantedScale::PlantedScale;
+
+ private:
+  void mistaken_scale(ElementwiseOps& inner, Tensor& x, double alpha) override {
     double* v = x.data_as<double>();
     std::vector<double>& stale = held_[v];  // what this buffer held after the step before
     stale.resize(static_cast<std::size_t>(x.numel()), 0.0);
     for (std::size_t i = 0; i < stale.size(); ++i) v[i] += stale[i];
-    inner_->scale(x, alpha);
+    inner.scale(x, alpha);
     stale.assign(v, v + stale.size());
   }
-  void add_bias(Tensor& y, const Tensor& bias) override { inner_->add_bias(y, bias); }
-  void column_sum(const Tensor& x, Tensor& out, double beta) override {
-    inner_->column_sum(x, out, beta);
-  }
-  void dropout(Tensor& x, const DropoutMask& mask) override { inner_->dropout(x, mask); }
 
- private:
-  std::unique_ptr<ElementwiseOps> inner_;
-  double alpha_;
   std::map<const double*, std::vector<double>> held_;
 };
 
