@@ -69,24 +69,25 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
     device.synchronize();
     const double step = std::chrono::duration<double>(Clock::now() - start).count();
     traced.close();
+    // the step's counters, read before anything below adds collectives of its own
     const CommCounters& counters = world.counters();
     const GroupTotals pp = counters.group_totals(kPipelineGroup);
     samples.count(counters);
     pp_bytes = pp.bytes;
-    transfers_differ = transfers_differ || record.sends != transfers.sends ||
-                       record.receives != transfers.receives ||
+    transfers_differ = transfers_differ || pp.calls != transfers.sends + transfers.receives ||
                        pp.bytes != transfers.elements() * element_bytes;
     kept = std::max(kept, record.kept_bytes);
-    const std::vector<double> shares = train::stage_idle_shares(world, mesh, record);
-    if (i < config.warmup) continue;
     // the transfers between stages are started and run while the stage computes: only the
     // time a rank was blocked on them (a receive, the sends' end) is communication's
-    samples.add(world, {.seconds = step,
-                        .cpu_seconds = process_cpu_seconds() - cpu_start,
-                        .comm_seconds = counters.total_seconds() - pp.seconds + pp.exposed_seconds,
-                        .exposed_seconds = counters.total_exposed_seconds(),
-                        .dp_seconds = counters.group_totals(kDataParallelGroup).seconds,
-                        .other_seconds = pp.exposed_seconds});
+    const RankStep timed{.seconds = step,
+                         .cpu_seconds = process_cpu_seconds() - cpu_start,
+                         .comm_seconds = counters.total_seconds() - pp.seconds + pp.exposed_seconds,
+                         .exposed_seconds = counters.total_exposed_seconds(),
+                         .dp_seconds = counters.group_totals(kDataParallelGroup).seconds,
+                         .other_seconds = pp.exposed_seconds};
+    const std::vector<double> shares = train::stage_idle_shares(world, mesh, record);
+    if (i < config.warmup) continue;
+    samples.add(world, timed);
     pp_comms.push_back(max_over_ranks(world, pp.exposed_seconds));
     for (std::size_t s = 0; s < shares.size(); ++s) idle[s].push_back(shares[s]);
   }

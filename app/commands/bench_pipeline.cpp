@@ -34,11 +34,12 @@ nlohmann::json pipeline_fields(const bench::PipelineTiming& t) {
 
 void print_pipeline_run(const nlohmann::json& record) {
   fmt::print(
-      "pipeline: L={} V={} in {} stage{}, M={} micro-batches per replica, {}; the bubble's "
+      "pipeline: L={} V={} in {} stage{}, M={} micro-batches per replica{}; the bubble's "
       "formula (S - 1)/(M + S - 1) = {:.0f}%\n",
       record["layers"].get<int>(), record["vocab"].get<int>(), record["pp"].get<int>(),
       record["pp"].get<int>() == 1 ? "" : "s", record["micro_batches"].get<int>(),
-      record["schedule"].get<std::string>(), record["bubble_formula"].get<double>() * 100);
+      record["pp"].get<int>() == 1 ? "" : ", " + record["schedule"].get<std::string>(),
+      record["bubble_formula"].get<double>() * 100);
   fmt::print("  between stages: {:.3f} MiB a rank sent and received [model {:.3f}], {}\n",
              record["bytes_per_rank_pp"].get<double>() / 0x1p20,
              record["model_bytes_per_rank_pp"].get<double>() / 0x1p20,

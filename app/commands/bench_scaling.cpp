@@ -46,7 +46,7 @@ constexpr std::array<Named<ScalingMode>, 3> kScalingModeNames = {
 
 struct ScalingOptions {
   std::vector<std::string> schemes;
-  std::vector<int> np{};  ///< empty: default_np, D times as many ranks with --dp D
+  std::vector<int> np{};  ///< empty: default_np, D x S times as many ranks with --dp D --pp S
   std::vector<int> default_np{};
   ScalingMode mode = ScalingMode::both;
   std::optional<BlockShape> shape{};  ///< unset: default_shape
@@ -142,7 +142,8 @@ nlohmann::json to_json(const bench::StepTiming& t, ScalingMode mode,
       {"comm_ms_dp", t.dp_comm_seconds.median * 1e3},
       {"comm_share_tp", t.scheme_comm_seconds.median / t.step_seconds.median},
       {"comm_share_dp", t.dp_comm_seconds.median / t.step_seconds.median},
-      {"bytes_per_rank_tp", t.bytes_per_rank - t.dp_bytes_per_rank},
+      {"bytes_per_rank_tp",
+       t.bytes_per_rank - t.dp_bytes_per_rank - (pipeline ? pipeline->pp_bytes_per_rank : 0)},
       {"bytes_per_rank_dp", t.dp_bytes_per_rank},
       {"bytes_per_rank", t.bytes_per_rank},
       {"bus_bytes_per_rank", t.bus_bytes_per_rank},
@@ -716,8 +717,9 @@ int drive_scaling(const CLI::App& command, const ScalingOptions& o) {
 /// The options `scaling` and `step` share.
 void add_options(CLI::App& cmd, ScalingOptions& o) {
   add_scheme_option(cmd, o.schemes)->capture_default_str();
-  add_np_option(cmd, o.np,
-                fmt::format("{}, D times as many with --dp D", fmt::join(o.default_np, ",")));
+  add_np_option(
+      cmd, o.np,
+      fmt::format("{}, D x S times as many with --dp D --pp S", fmt::join(o.default_np, ",")));
   add_choice(cmd, "--mode", o.mode, kScalingModeNames,
              "strong (fixed global shape), weak (the batch grows with the ranks) or both");
   add_shape_option(cmd, o.shape,

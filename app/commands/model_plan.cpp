@@ -337,8 +337,13 @@ void add_model_plan_command(CLI::App& model, int& exit_code) {
   add_hardware_options(*cmd, *o, "dgx-h100", true);
   add_depth_option(*cmd, o->scheme);
   add_recompute_option(*cmd, o->scheme.training);
-  add_dp_option(*cmd, o->scheme);
+  add_dp_option(*cmd, o->scheme)
+      ->description("only the layouts of D data-parallel replicas (the plan tries every D)");
   add_pipeline_options(*cmd, o->scheme);
+  cmd->get_option("--pp")->description(
+      "only the layouts of S pipeline stages (the plan tries every S that divides --layers)");
+  cmd->get_option("--micro-batches")
+      ->description("m micro-batches per replica, with --dp D: b = B / (D m) sequences each");
   add_detail_option(*cmd, *o, "every layout left out, with the rule it breaks");
   add_json_option(*cmd, o->json, "the plan");
   add_gpt_size_options(*cmd, p->vocab, p->layers);

@@ -431,14 +431,12 @@ void print_mfu(const nlohmann::json& document) {
       peak["path"].get<std::string>(), peak["source"].get<std::string>());
 }
 
-/// The end of a training whose job ended early (past its --timeout, killed, ...): how many
-/// steps it finished and kept (those the table above shows, but for the last when it had no
-/// time to keep them).
 /// For a job of several stages or replicas that failed: where on the mesh each rank its last
-/// words name ("rank 2") sits, so that a rank killed from outside is named by its stage too.
+/// words name ("rank 2", mpiexec's "process rank 2") sits, so that a rank killed from outside is
+/// named by its stage too.
 void print_failed_ranks(const SeriesResult& series, const MeshLayout& mesh) {
   if (mesh.stages == 1 && mesh.replicas == 1) return;
-  static const std::regex kRank(R"(\brank (\d+))");
+  static const std::regex kRank(R"(\brank (\d{1,9})\b)", std::regex::icase);
   std::set<int> named;
   for (const JobFailure& f : series.failures) {
     const std::string words = f.exit_reason + " " + f.last_message;
@@ -455,6 +453,9 @@ void print_failed_ranks(const SeriesResult& series, const MeshLayout& mesh) {
   }
 }
 
+/// The end of a training whose job ended early (past its --timeout, killed, ...): where the
+/// ranks its failure names sat, and how many steps it finished and kept (those the table above
+/// shows, but for the last when it had no time to keep them).
 void print_cut_short(const SeriesResult& series, const nlohmann::json& document,
                      const TrainOptions& o, const MeshLayout& mesh) {
   print_failed_ranks(series, mesh);

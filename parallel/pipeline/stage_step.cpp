@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/error.hpp"
+#include "layers/finite_check.hpp"
 #include "trace/trace_recorder.hpp"
 
 namespace tplab::pipeline {
@@ -57,17 +59,33 @@ void naming_the_stage(const gpt::GptModel& model, const StageAction& action, Wor
   try {
     work();
   } catch (const UsageError& e) {
-    throw UsageError(where() + e.what());
+    // one stage refused something mid-step while the others wait on it: the job must end
+    throw InternalError(where() + e.what());
   } catch (const InternalError& e) {
     throw InternalError(where() + e.what());
+  } catch (const NonFiniteError& e) {
+    throw NonFiniteError(where() + e.what());
+  } catch (const NoDeviceError&) {
+    throw;  // the device's own reason, which decides the exit code
   } catch (const std::exception& e) {
     throw std::runtime_error(where() + e.what());
   }
 }
 
-/// Records `kind` at `action` unless the stage saw a NaN or Inf before.
+/// Where `n` stands in the order values flow through a stage's step: its forwards, then its
+/// backwards, by micro-batch, then its parameter gradients; within one pass, a value received
+/// before one made. (1F1B runs B(0) before F(2): the order the actions run in is not this one.)
+std::tuple<int, int, int> flow_order(const NonFinite& n) {
+  if (n.kind == NonFinite::Kind::gradient) return {2, 0, 0};
+  return {n.action.pass == StageAction::Pass::forward ? 0 : 1, n.action.micro,
+          static_cast<int>(n.kind)};
+}
+
+/// Keeps `kind` at `action` as the stage's first NaN or Inf unless one earlier in the order
+/// values flow was seen.
 void note_non_finite(NonFinite& first, NonFinite::Kind kind, const StageAction& action) {
-  if (first.kind == NonFinite::Kind::none) first = {kind, action};
+  const NonFinite seen{kind, action};
+  if (first.kind == NonFinite::Kind::none || flow_order(seen) < flow_order(first)) first = seen;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -96,7 +114,6 @@ class StageRun {
     Tensor out = forward ? model_.forward(action.micro, in, batch.ids, batch.targets)
                          : model_.backward(action.micro, in);
     device_.synchronize();  // a GPU's queued work is part of the pass
-    record_.busy_seconds += seconds_since(computing);
     in = Tensor();
     const auto i = static_cast<std::size_t>(action.micro);
     if (forward) {
@@ -105,6 +122,7 @@ class StageRun {
       kept_.backward_done(i);
     }
     check_made(action, out);
+    record_.busy_seconds += seconds_since(computing);  // the checks are the stage's work too
     if (forward ? !stage.last() : !stage.first()) {
       CommRequest request = pp_->start_send(out, forward ? stage.stage + 1 : stage.stage - 1);
       sends_.push_back({std::move(request), std::move(out)});
@@ -115,6 +133,7 @@ class StageRun {
   /// Waits for the sends and ends the model's step; its parameter gradients are checked too.
   StageStepRecord finish(Clock::time_point start) {
     for (InFlight& s : sends_) s.request.wait();
+    const Clock::time_point computing = Clock::now();
     model_.finish_step();
     for (const auto& [name, gradient] : model_.gradients()) {
       if (device_.first_nonfinite(gradient) >= 0) {
@@ -122,6 +141,7 @@ class StageRun {
         break;
       }
     }
+    record_.busy_seconds += seconds_since(computing);
     record_.kept_bytes = kept_.most();
     record_.seconds = seconds_since(start);
     return record_;
@@ -137,9 +157,11 @@ class StageRun {
     Tensor in = device_.empty(model_.boundary_extents(), dtype_);
     pp_->recv(in, from);
     ++record_.receives;
+    const Clock::time_point checking = Clock::now();
     if (device_.first_nonfinite(in) >= 0) {
       note_non_finite(record_.non_finite, NonFinite::Kind::arrived, action);
     }
+    record_.busy_seconds += seconds_since(checking);
     return in;
   }
 

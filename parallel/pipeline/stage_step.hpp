@@ -42,14 +42,16 @@ struct StageStepRecord {
   std::int64_t kept_bytes = 0;
   int sends = 0;     ///< point-to-point sends started (one per micro-batch and direction)
   int receives = 0;  ///< receives
-  /// Seconds the stage computed: inside its forwards and backwards (F and B on the trace), not
-  /// waiting for a receive or for its sends.
+  /// Seconds the stage computed: inside its forwards and backwards (F and B on the trace), the
+  /// checks of what it received and made, and the end of the step's gradients; not waiting for
+  /// a receive or for its sends.
   double busy_seconds = 0;
   /// Seconds the whole step took on this rank, from its first action to its last send done.
   double seconds = 0;
-  /// The first NaN or Inf this stage saw: every received and sent tensor, every loss and, at
-  /// the end, every parameter gradient is checked (Device::first_nonfinite), so that a job can
-  /// name the stage and pass where one first appeared.
+  /// The first NaN or Inf this stage saw in the order values flow (its forwards, then its
+  /// backwards, by micro-batch, then its gradients): every received and sent tensor, every loss
+  /// and, at the end, every parameter gradient is checked (Device::first_nonfinite), so that a
+  /// job can name the stage and pass where one first appeared.
   NonFinite non_finite;
 };
 

@@ -161,7 +161,8 @@ def check_peak(path):
 
 def check_groups_of(r):
     """The time and bytes in collectives split into the scheme's groups and the DP groups."""
-    assert r["bytes_per_rank_tp"] + r["bytes_per_rank_dp"] == r["bytes_per_rank"], r
+    pp = r.get("bytes_per_rank_pp", 0)
+    assert r["bytes_per_rank_tp"] + r["bytes_per_rank_dp"] + pp == r["bytes_per_rank"], r
     assert close(r["comm_share_dp"], r["comm_ms_dp"] / r["step_ms"]), r
     assert close(r["comm_share_tp"], r["comm_ms_tp"] / r["step_ms"]), r
     assert 0 <= r["comm_ms_tp"] <= r["comm_ms_max"] and 0 <= r["comm_ms_dp"] <= r["comm_ms_max"], r
