@@ -9,7 +9,6 @@
 #include "initial_parameters.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "pipeline/stage_actions.hpp"
-#include "pipeline_transfers.hpp"
 #include "pipelined_gpt.hpp"
 #include "process_resources.hpp"
 #include "rank_measures.hpp"
@@ -46,12 +45,7 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
   // From here on the rank holds only what a training step needs: measure its memory from now.
   const bool reset = reset_peak_resident();
 
-  // what the model says this rank moves between stages, every step
-  const model::PipelineTransfers transfers = model::pipeline_transfers(
-      c.scheme, replica_options(c.options), mesh.scheme_ranks, gpt.micro(),
-      mesh.scheme_rank_of(world.rank()), gpt.model().stage(), c.options.micro_batches);
-  const auto element_bytes = static_cast<std::int64_t>(dtype_size(c.dtype));
-  bool transfers_differ = false;
+  bool transfers_differ = false;  // from what the model says this rank moves between stages
   StepSamples samples;
   std::vector<double> pp_comms;
   std::vector<std::vector<double>> idle(static_cast<std::size_t>(mesh.stages));
@@ -74,8 +68,8 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
     const GroupTotals pp = counters.group_totals(kPipelineGroup);
     samples.count(counters);
     pp_bytes = pp.bytes;
-    transfers_differ = transfers_differ || pp.calls != transfers.sends + transfers.receives ||
-                       pp.bytes != transfers.elements() * element_bytes;
+    transfers_differ =
+        transfers_differ || train::transfers_counted(counters) != gpt.modelled_transfers();
     kept = std::max(kept, record.kept_bytes);
     // the transfers between stages are started and run while the stage computes: only the
     // time a rank was blocked on them (a receive, the sends' end) is communication's
@@ -118,7 +112,7 @@ PipelineTiming time_pipeline_step(Comm& world, Device& device, const PipelineSte
   out.pp_bytes_per_rank =
       static_cast<std::int64_t>(max_over_ranks(world, static_cast<double>(pp_bytes)));
   out.model_pp_bytes_per_rank = static_cast<std::int64_t>(
-      max_over_ranks(world, static_cast<double>(transfers.elements() * element_bytes)));
+      max_over_ranks(world, static_cast<double>(gpt.modelled_transfers().bytes)));
   out.pp_transfers_as_modelled = max_over_ranks(world, transfers_differ ? 1.0 : 0.0) == 0;
   out.bubble_formula = pipeline::bubble_fraction(mesh.stages, c.options.micro_batches);
   const std::vector<double> kept_by_stage =

@@ -10,6 +10,7 @@
 #include "gpt_activations.hpp"
 #include "mesh/gradient_reduction.hpp"
 #include "pipeline/pipeline_problem.hpp"
+#include "pipeline_transfers.hpp"
 #include "registry/make_scheme.hpp"
 #include "vocab_padding.hpp"
 
@@ -77,6 +78,17 @@ PipelinedGpt::PipelinedGpt(Comm& world, Device& device, const TrainConfig& confi
                                            master_dtype(config.dtype));
   actions_ =
       pipeline::stage_actions(config.options.schedule, mesh_.stages, stage.stage, micro_batches);
+  const model::PipelineTransfers transfers =
+      model::pipeline_transfers(config.scheme, replica_options(config.options), mesh_.scheme_ranks,
+                                micro_, mesh_.scheme_rank_of(world.rank()), stage, micro_batches);
+  modelled_transfers_ = {
+      .calls = transfers.sends + transfers.receives,
+      .bytes = transfers.elements() * static_cast<std::int64_t>(dtype_size(config.dtype))};
+}
+
+StageTransfers transfers_counted(const CommCounters& counters) {
+  const GroupTotals pp = counters.group_totals(kPipelineGroup);
+  return {.calls = pp.calls, .bytes = pp.bytes};
 }
 
 pipeline::StageStepRecord PipelinedGpt::step(const Batch& batch, std::int64_t step) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "comm/comm_counters.hpp"
 #include "device/device.hpp"
 #include "gpt/gpt_layout.hpp"
 #include "gpt/gpt_model.hpp"
@@ -21,6 +22,16 @@
 #include "training_data.hpp"
 
 namespace tplab::train {
+
+/// A rank's point-to-point calls between pipeline stages in one step, and their bytes.
+struct StageTransfers {
+  std::int64_t calls = 0;
+  std::int64_t bytes = 0;
+  bool operator==(const StageTransfers&) const = default;  ///< the same calls and bytes
+};
+
+/// What `counters` counted on the PP groups (kPipelineGroup) since they were reset.
+StageTransfers transfers_counted(const CommCounters& counters);
 
 /// D replicas of S stages of one scheme's ranks (MeshLayout, world rank = (replica x S +
 /// stage) x P + scheme rank): this rank holds its stage's shards of the initial parameters,
@@ -52,6 +63,10 @@ class PipelinedGpt {
   const std::vector<TensorPlacement>& placements() const { return placements_; }
   /// This stage's forwards and backwards in the schedule's order.
   const std::vector<pipeline::StageAction>& actions() const { return actions_; }
+  /// What the cost model says this rank sends and receives between stages in every step
+  /// (model::pipeline_transfers), its bytes in the run's dtype: what transfers_counted must
+  /// find after each step.
+  const StageTransfers& modelled_transfers() const { return modelled_transfers_; }
 
   /// What this rank holds by kind beside what its shards' placements, the optimizer's rule
   /// and the cost model say it holds: parameters, gradients (in the masters' dtype), the
@@ -74,6 +89,7 @@ class PipelinedGpt {
   MeshComms comms_;
   std::unique_ptr<gpt::GptModel> model_;
   std::vector<pipeline::StageAction> actions_;
+  StageTransfers modelled_transfers_;
 };
 
 /// Every rank's `value`, gathered: values[s] holds the values of stage s's ranks, in rank order.

@@ -22,7 +22,6 @@
 #include "optim/gradient_norm.hpp"
 #include "pipeline/pipeline_problem.hpp"
 #include "pipeline/stage_step.hpp"
-#include "pipeline_transfers.hpp"
 #include "pipelined_gpt.hpp"
 #include "plan/gpt_model.hpp"
 #include "reference_training.hpp"
@@ -398,26 +397,25 @@ std::string kept_changes(Comm& world, const std::vector<std::int64_t>& kept_by_s
   return {};
 }
 
-/// A step whose transfers between stages on this rank were not the model's: its calls and bytes.
+/// A step whose transfers between stages on this rank were not the model's, and what they were.
 struct TransferMismatch {
   std::int64_t step = -1;  ///< -1: every step's were the model's
-  std::int64_t calls = 0;
-  std::int64_t bytes = 0;
+  StageTransfers counted;
 };
 
 /// Empty when every rank's point-to-point calls and bytes between stages were, in every step,
-/// what model::pipeline_transfers says (`model`: this rank's, in bytes of `element_bytes`);
-/// otherwise the lowest such rank's first such step. Collective.
+/// what the model says (`model`: this rank's, PipelinedGpt::modelled_transfers); otherwise the
+/// lowest such rank's first such step. Collective.
 std::string transfer_difference(Comm& world, const TransferMismatch& mine,
-                                const model::PipelineTransfers& model, std::int64_t element_bytes) {
+                                const StageTransfers& model) {
   CpuDevice host;
   Tensor sent = host.zeros({5}, DType::f64);  // step + 1 (0: none), calls, bytes, the model's
   double* v = sent.data_as<double>();
   v[0] = static_cast<double>(mine.step + 1);
-  v[1] = static_cast<double>(mine.calls);
-  v[2] = static_cast<double>(mine.bytes);
-  v[3] = static_cast<double>(model.sends + model.receives);
-  v[4] = static_cast<double>(model.elements() * element_bytes);
+  v[1] = static_cast<double>(mine.counted.calls);
+  v[2] = static_cast<double>(mine.counted.bytes);
+  v[3] = static_cast<double>(model.calls);
+  v[4] = static_cast<double>(model.bytes);
   Tensor all = host.empty({world.size() * 5}, DType::f64);
   world.all_gather(sent, all);
   for (int r = 0; r < world.size(); ++r) {
@@ -454,11 +452,6 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const std::vector<TensorPlacement>& placements = gpt.placements();
   const std::int64_t m = shape.block.tokens();
   ShardedOptimizer optimizer(device, model.parameters(), config.optimizer);
-  // what this rank sends and receives between stages in every step, as the cost model says
-  const model::PipelineTransfers transfers = model::pipeline_transfers(
-      config.scheme, replica_options(config.options), mesh.scheme_ranks, gpt.micro(),
-      mesh.scheme_rank_of(world.rank()), model.stage(), config.options.micro_batches);
-  const auto element_bytes = static_cast<std::int64_t>(dtype_size(config.dtype));
   TransferMismatch transfer_mismatch;
   const std::vector<std::string> gradient_names = [&] {
     std::vector<std::string> names;
@@ -487,10 +480,9 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     // measured and clipped
     const pipeline::StageStepRecord stage_step = gpt.step(batch, step);
     kept_by_step.push_back(stage_step.kept_bytes);
-    const GroupTotals moved = world.counters().group_totals(kPipelineGroup);
-    if (transfer_mismatch.step < 0 && (moved.calls != transfers.sends + transfers.receives ||
-                                       moved.bytes != transfers.elements() * element_bytes)) {
-      transfer_mismatch = {step, moved.calls, moved.bytes};
+    const StageTransfers moved = transfers_counted(world.counters());
+    if (transfer_mismatch.step < 0 && moved != gpt.modelled_transfers()) {
+      transfer_mismatch = {step, moved};
     }
     const TensorMap& gradients = model.gradients();
     StepRecord record;
@@ -528,7 +520,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const verify::MemoryBreakdown memory =
       gpt.memory(*std::max_element(kept_by_step.begin(), kept_by_step.end()), &optimizer);
   // a step that kept other bytes than the first says more than the model's comparison would
-  result.transfers_differ = transfer_difference(world, transfer_mismatch, transfers, element_bytes);
+  result.transfers_differ = transfer_difference(world, transfer_mismatch, gpt.modelled_transfers());
   result.memory_differs = kept_changes(world, kept_by_step);
   if (result.memory_differs.empty()) {
     result.memory_differs = verify::first_difference_from_model(world, memory);
