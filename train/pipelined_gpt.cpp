@@ -105,6 +105,29 @@ pipeline::StageStepRecord PipelinedGpt::step(const Batch& batch, std::int64_t st
   return record;
 }
 
+double PipelinedGpt::mean_loss() const {
+  // On the last stage, one rank of each vocabulary group of each replica puts its rows' losses
+  // of every micro-batch into an [m] vector of zeros, micro-batch i's from its first token on,
+  // and a sum over the world assembles it (each element has one non-zero term, so the sum is
+  // exact); the mean is then taken in token order, whatever the layout.
+  const std::int64_t tokens = config_.shape.block.tokens();
+  const std::int64_t micro_tokens = micro_.block.tokens();
+  CpuDevice host;
+  Tensor all = host.zeros({tokens}, DType::f64);
+  if (model_->counts_loss()) {
+    for (int i = 0; i < model_->micro_batches(); ++i) {
+      const std::vector<double>& losses = model_->losses(i);
+      std::copy(
+          losses.begin(), losses.end(),
+          all.data_as<double>() + replica_token0_ + i * micro_tokens + model_->loss_block().row0);
+    }
+  }
+  world_.all_reduce(all);
+  double sum = 0;
+  for (std::int64_t t = 0; t < tokens; ++t) sum += all.data_as<double>()[t];
+  return sum / static_cast<double>(tokens);
+}
+
 verify::MemoryBreakdown PipelinedGpt::memory(std::int64_t kept,
                                              const ShardedOptimizer* optimizer) const {
   std::int64_t elements = 0;  // of this rank's parameter shards, as the placements cut them

@@ -49,6 +49,10 @@ class PipelinedGpt {
   /// into model().gradients() and, with D > 1 replicas, averaged over the replicas.
   pipeline::StageStepRecord step(const Batch& batch, std::int64_t step);
 
+  /// The mean loss of the last step over all m tokens of the global batch, the same on every
+  /// rank. Collective.
+  double mean_loss() const;
+
   /// The mesh the world is cut into.
   const MeshLayout& mesh() const { return mesh_; }
   /// This rank's part of the model.

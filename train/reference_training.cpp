@@ -35,7 +35,48 @@ Eigen::Map<Eigen::ArrayXd> flat(Field& field) {
   return {field.data(), field.size()};
 }
 
+/// The reference's shape of the GPT `shape`.
+ref::GptShape reference_shape(const gpt::GptShape& shape) {
+  return {ref::Shape{shape.block.b, shape.block.s, shape.block.h, shape.block.heads}, shape.vocab,
+          shape.layers};
+}
+
+/// The reference's parameters from the global arrays.
+ref::GptParams<double> reference_parameters(const gpt::GptShape& shape,
+                                            const verify::HostArrays& arrays) {
+  ref::GptParams<double> params;
+  params.blocks.resize(static_cast<std::size_t>(shape.layers));
+  for_each_gpt_parameter(params, [&](const std::string& name, auto& field) {
+    const verify::HostArray& a = arrays.at(name);
+    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, ref::Vector<double>>) {
+      field = verify::to_reference_vector<double>(a);
+    } else {
+      field = verify::to_reference_matrix<double>(a);
+    }
+  });
+  return params;
+}
+
+/// Step `step`'s masks of `dropout`, as the reference draws them.
+ref::Dropout reference_dropout(const DropoutOptions& dropout, std::int64_t step) {
+  return {dropout.p, dropout.seed, static_cast<std::uint32_t>(step), 0};
+}
+
 }  // namespace
+
+ReferenceGradients reference_gradients(const gpt::GptShape& shape,
+                                       const verify::HostArrays& parameters, const Batch& batch,
+                                       DropoutOptions dropout, std::int64_t step) {
+  ref::GptResult<double> r =
+      ref::gpt_forward_backward(reference_shape(shape), reference_parameters(shape, parameters),
+                                batch.ids, batch.targets, reference_dropout(dropout, step));
+  ReferenceGradients out{.loss = r.loss, .gradients = {}};
+  for_each_gpt_parameter(r.grads, [&](const std::string& name, auto& field) {
+    out.gradients.emplace(gradient_name(name),
+                          verify::to_host_array(field, parameters.at(name).extents));
+  });
+  return out;
+}
 
 struct ReferenceTraining::Model {
   ref::GptShape shape;
@@ -51,30 +92,21 @@ ReferenceTraining::ReferenceTraining(const gpt::GptShape& shape, const verify::H
                                      const OptimizerConfig& optimizer, double clip,
                                      DropoutOptions dropout)
     : model_(std::make_unique<Model>()) {
-  model_->shape = {ref::Shape{shape.block.b, shape.block.s, shape.block.h, shape.block.heads},
-                   shape.vocab, shape.layers};
+  model_->shape = reference_shape(shape);
   model_->optimizer = optimizer;
   model_->clip = clip;
   model_->dropout = dropout;
-  model_->params.blocks.resize(static_cast<std::size_t>(shape.layers));
-  for_each_gpt_parameter(model_->params, [&](const std::string& name, auto& field) {
-    const verify::HostArray& a = initial.at(name);
-    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, ref::Vector<double>>) {
-      field = verify::to_reference_vector<double>(a);
-    } else {
-      field = verify::to_reference_matrix<double>(a);
-    }
-    model_->moments.emplace_back();
-  });
+  model_->params = reference_parameters(shape, initial);
+  for_each_gpt_parameter(model_->params,
+                         [&](const std::string&, auto&) { model_->moments.emplace_back(); });
 }
 
 ReferenceTraining::~ReferenceTraining() = default;
 
 ReferenceStep ReferenceTraining::step(const Batch& batch) {
-  const ref::Dropout dropout{model_->dropout.p, model_->dropout.seed,
-                             static_cast<std::uint32_t>(model_->steps), 0};
   ref::GptResult<double> r =
-      ref::gpt_forward_backward(model_->shape, model_->params, batch.ids, batch.targets, dropout);
+      ref::gpt_forward_backward(model_->shape, model_->params, batch.ids, batch.targets,
+                                reference_dropout(model_->dropout, model_->steps));
   // every gradient as a flat array, in one order with the parameters below
   std::vector<Eigen::Map<Eigen::ArrayXd>> grads;
   for_each_gpt_parameter(r.grads,

@@ -19,6 +19,18 @@ struct ReferenceStep {
   double gradient_norm = 0;  ///< the global norm of the whole gradient, before clipping
 };
 
+/// The reference's loss and gradients of one batch.
+struct ReferenceGradients {
+  double loss = 0;               ///< the mean loss
+  verify::HostArrays gradients;  ///< every parameter's, by gradient name ("d_layer0.wq", ...)
+};
+
+/// The reference GPT in f64 from the global `parameters` (vocabulary unpadded): forward and
+/// backward of `batch`, dropping as step `step` of `dropout` draws its masks.
+ReferenceGradients reference_gradients(const gpt::GptShape& shape,
+                                       const verify::HostArrays& parameters, const Batch& batch,
+                                       DropoutOptions dropout, std::int64_t step);
+
 /// The reference GPT (reference/gpt.hpp) in f64 and its optimizer (SGD, or reference/adamw.hpp's
 /// AdamW, which shares no code with parallel/), one step at a time, so that a run can print
 /// each step's pair of losses as soon as both are known.

@@ -47,37 +47,9 @@ std::uint64_t fnv1a(std::span<const std::uint64_t> words) {
   return h;
 }
 
-/// The mean loss over all m tokens of the global batch: on the last stage, one rank of each
-/// vocabulary group of each replica puts its rows' losses of every micro-batch into an [m]
-/// vector of zeros, micro-batch i's from its first token on (the replica's first token
-/// `replica_token0`, then `micro_tokens` a micro-batch), and a sum over the world assembles it
-/// (each element has one non-zero term, so the sum is exact); the mean is then taken in token
-/// order, whatever the layout.
-double mean_loss(Comm& world, const gpt::GptModel& model, std::int64_t tokens,
-                 std::int64_t replica_token0, std::int64_t micro_tokens) {
-  CpuDevice host;
-  Tensor all = host.zeros({tokens}, DType::f64);
-  if (model.counts_loss()) {
-    for (int i = 0; i < model.micro_batches(); ++i) {
-      const std::vector<double>& losses = model.losses(i);
-      std::copy(
-          losses.begin(), losses.end(),
-          all.data_as<double>() + replica_token0 + i * micro_tokens + model.loss_block().row0);
-    }
-  }
-  world.all_reduce(all);
-  double sum = 0;
-  for (std::int64_t t = 0; t < tokens; ++t) sum += all.data_as<double>()[t];
-  return sum / static_cast<double>(tokens);
-}
-
 /// Every parameter of the GPT `shape`, by name, in the order a TensorMap keeps them.
-std::vector<std::string> parameter_names(const gpt::GptShape& shape) {
-  std::vector<std::string> names;
-  for (std::string_view name : gpt::kModelParameters) names.emplace_back(name);
-  for (std::int64_t l = 0; l < shape.layers; ++l) {
-    for (std::string_view name : kBlockParameters) names.push_back(gpt::layer_parameter(name, l));
-  }
+std::vector<std::string> sorted_parameter_names(const gpt::GptShape& shape) {
+  std::vector<std::string> names = gpt::parameter_names(shape);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -86,7 +58,7 @@ std::vector<std::string> parameter_names(const gpt::GptShape& shape) {
 /// FNV-1a of each shard's bits per (rank, name), 0 where the rank holds none. Collective.
 class ShardHashes {
  public:
-  /// `names`: every name any rank holds (parameter_names, or their gradient_name()s).
+  /// `names`: every name any rank holds (sorted_parameter_names, or their gradient_name()s).
   ShardHashes(Comm& world, Device& device, const TensorMap& tensors,
               const std::vector<std::string>& names)
       : names_(names.size()) {
@@ -172,7 +144,7 @@ double gradient_norm_in_name_order(Comm& world, Device& device, const TensorMap&
 std::string check_replicas(Comm& world, Device& device, const TensorMap& parameters,
                            const std::vector<TensorPlacement>& placements, const MeshLayout& mesh,
                            const gpt::GptShape& shape, TrainResult& result) {
-  const std::vector<std::string> names = parameter_names(shape);
+  const std::vector<std::string> names = sorted_parameter_names(shape);
   const ShardHashes hashes(world, device, parameters, names);
   const auto holds = [&](const TensorPlacement& p, int rank) {
     const BlockRange& b = p.blocks[static_cast<std::size_t>(rank)];
@@ -455,7 +427,8 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   TransferMismatch transfer_mismatch;
   const std::vector<std::string> gradient_names = [&] {
     std::vector<std::string> names;
-    for (const std::string& name : parameter_names(shape)) names.push_back(gradient_name(name));
+    for (const std::string& name : sorted_parameter_names(shape))
+      names.push_back(gradient_name(name));
     return names;
   }();
 
@@ -499,7 +472,7 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     times.data_as<double>()[1] = world.counters().total_exposed_seconds();
 
     record.step = step;
-    record.loss = mean_loss(world, model, m, gpt.replica_token0(), gpt.micro().block.tokens());
+    record.loss = gpt.mean_loss();
     world.all_reduce(times, ReduceOp::max);
     record.seconds = times.data_as<double>()[0];
     record.comm_seconds = times.data_as<double>()[1];

@@ -32,16 +32,18 @@ verify::HostArrays padded_parameters(const verify::HostArrays& initial, std::int
   return out;
 }
 
-std::string padding_problem(Comm& world, Device& device, const TensorMap& parameters,
-                            const std::vector<TensorPlacement>& placements, std::int64_t vocab) {
+std::string padding_problem(Comm& world, Device& device, const TensorMap& tensors,
+                            const std::vector<TensorPlacement>& placements, std::int64_t vocab,
+                            std::string_view prefix) {
   CpuDevice host;
   Tensor found = host.zeros({1}, DType::f64);  // 1 + the first rank with a non-zero padding
   std::string mine;
   for (const char* name : {"embedding", "w_head", "b_head"}) {
-    if (!parameters.contains(name)) continue;  // held by another pipeline stage
+    const std::string held = fmt::format("{}{}", prefix, name);
+    if (!tensors.contains(held)) continue;  // held by another pipeline stage
     const BlockRange& b =
         find_placement(placements, name).blocks[static_cast<std::size_t>(world.rank())];
-    const Tensor& shard = parameters.at(name);
+    const Tensor& shard = tensors.at(held);
     std::vector<double> values(static_cast<std::size_t>(shard.numel()));
     device.download(shard, values);
     const bool ids_are_rows = std::string_view(name) == "embedding";
@@ -50,7 +52,7 @@ std::string padding_problem(Comm& world, Device& device, const TensorMap& parame
         const std::int64_t id = ids_are_rows ? b.row0 + r : b.col0 + c;
         const double v = values[static_cast<std::size_t>(r * b.cols + c)];
         if (id >= vocab && v != 0.0) {
-          mine = fmt::format("{} of padded id {} is {} on rank {}", name, id, v, world.rank());
+          mine = fmt::format("{} of padded id {} is {} on rank {}", held, id, v, world.rank());
         }
       }
     }

@@ -23,8 +23,10 @@ verify::HostArrays padded_parameters(const verify::HostArrays& initial, std::int
 /// Empty when every element of the padding (the embedding's rows, the head's weight columns
 /// and bias entries from id `vocab` on) is still exactly 0 on every rank that holds some;
 /// otherwise the first parameter and rank where one is not. A padded id takes no probability,
-/// so no gradient reaches it, under SGD or AdamW. Collective over `world`.
-std::string padding_problem(Comm& world, Device& device, const TensorMap& parameters,
-                            const std::vector<TensorPlacement>& placements, std::int64_t vocab);
+/// so no gradient reaches it, under SGD or AdamW. `tensors` holds the parameters, or with
+/// `prefix` "d_" their gradients. Collective over `world`.
+std::string padding_problem(Comm& world, Device& device, const TensorMap& tensors,
+                            const std::vector<TensorPlacement>& placements, std::int64_t vocab,
+                            std::string_view prefix = "");
 
 }  // namespace tplab::train

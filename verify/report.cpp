@@ -67,8 +67,10 @@ std::string tolerance_used_text(double share, bool nonfinite) {
 }
 
 void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out) {
-  fmt::print(out, "  {:<11} {:<11} {:>10} {:>10} {:>9} {:>8} {:>8} {:>5}  {}\n", "tensor", "shape",
-             "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
+  std::size_t width = 11;  // of the names: "d_ln1_gamma", or a GPT layer's "d_layer0.ln1_gamma"
+  for (const TensorCheck& t : tensors) width = std::max(width, t.name.size());
+  fmt::print(out, "  {:<{}} {:<11} {:>10} {:>10} {:>9} {:>8} {:>8} {:>5}  {}\n", "tensor", width,
+             "shape", "max_abs", "rel_l2", "atol", "rtol", "used", "repl", "pass");
   for (const TensorCheck& t : tensors) {
     std::string verdict = t.pass ? "ok" : "FAIL";
     if (!t.checker_fault.empty()) {
@@ -91,8 +93,8 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
     // Where no L2 bound applies (a zero gradient), rel_l2 compares noise with noise: not shown.
     const std::string rel_l2 =
         std::isfinite(t.max_rel_l2) ? fmt::format("{:.2e}", t.rel_l2) : std::string("-");
-    fmt::print(out, "  {:<11} {:<11} {:>10.2e} {:>10} {:>9.1e} {:>8.0e} {:>8} {:>5}  {}\n", t.name,
-               to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
+    fmt::print(out, "  {:<{}} {:<11} {:>10.2e} {:>10} {:>9.1e} {:>8.0e} {:>8} {:>5}  {}\n", t.name,
+               width, to_string(t.global), t.max_abs, rel_l2, t.atol, t.rtol,
                tolerance_used_text(t.share, t.nonfinite > 0), fmt::format("x{}", t.replicas),
                verdict);
   }
@@ -102,7 +104,7 @@ void print_tensor_table(const std::vector<TensorCheck>& tensors, std::FILE* out)
       fmt::print(out,
                  "  note: {} is 0 in exact arithmetic ({}), so both sides hold round-off;\n"
                  "        it is held to |err| <= atol with atol from {}'s scale, and no rel_l2\n",
-                 t.name, z->why, z->scale_from);
+                 t.name, z->why, zero_gradient_sibling(t.name));
     }
   }
 }
@@ -172,10 +174,9 @@ nlohmann::json comm_json(const std::vector<model::CommComparison>& rows) {
   return out;
 }
 
-nlohmann::json to_json(const RunResult& run) {
-  const RunConfig& c = run.config;
+nlohmann::json tensors_json(const std::vector<TensorCheck>& checks) {
   nlohmann::json tensors = nlohmann::json::array();
-  for (const TensorCheck& t : run.tensors) {
+  for (const TensorCheck& t : checks) {
     // JSON has no Inf or NaN: a non-finite error is written as null and pass is false.
     const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; };
     tensors.push_back({{"name", t.name},
@@ -194,6 +195,11 @@ nlohmann::json to_json(const RunResult& run) {
                        {"bits", fmt::format("{:016x}", t.fingerprint)},
                        {"pass", t.pass}});
   }
+  return tensors;
+}
+
+nlohmann::json to_json(const RunResult& run) {
+  const RunConfig& c = run.config;
   nlohmann::json j = {
       {"scheme", c.scheme},
       {"np", run.world_size},
@@ -211,7 +217,7 @@ nlohmann::json to_json(const RunResult& run) {
       {"seed", c.seed},
       {"shape", {{"b", c.shape.b}, {"s", c.shape.s}, {"h", c.shape.h}, {"heads", c.shape.heads}}},
       {"pass", run.pass},
-      {"tensors", tensors},
+      {"tensors", tensors_json(run.tensors)},
       {"comm", comm_json(run.comm.total)},
       {"comm_phases",
        {{"forward", comm_json(run.comm.forward)}, {"backward", comm_json(run.comm.backward)}}},
@@ -233,9 +239,24 @@ namespace {
 /// The summary's name for a run's inputs: the exact check, the block on centred inputs, with x
 /// far from zero, or with attention scores past exp's overflow point.
 std::string check_text(const nlohmann::json& run) {
+  if (run.value("workload", "block") == "gpt") return "gpt";
   if (run["exact"].get<bool>()) return "exact";
   if (run.value("large_scores", false)) return "scores";
   return run["shifted_input"].get<bool>() ? fmt::format("x+{:g}", kShiftedInputMean) : "block";
+}
+
+/// What a run kept for backward, in KiB ("-" for the GPT, whose kept bytes train measures).
+std::string kept_text(const nlohmann::json& run) {
+  if (!run.contains("saved_bytes")) return "-";
+  return fmt::format("{:.1f}", run["saved_bytes"].get<double>() / 1024);
+}
+
+/// The cost model's verdict on a run's communication: its collectives for the block, its
+/// transfers between pipeline stages for the GPT.
+std::string comm_text(const nlohmann::json& run) {
+  const bool match = run.contains("comm_match") ? run["comm_match"].get<bool>()
+                                                : run["transfers_as_modelled"].get<bool>();
+  return match ? "= model" : "differs";
 }
 
 }  // namespace
@@ -260,15 +281,14 @@ void print_summary(const nlohmann::json& runs, std::FILE* out) {
     const auto& shape = r["shape"];
     fmt::print(
         out,
-        "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10.2e} {:>10.1f} {:>8}"
+        "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10.2e} {:>10} {:>8}"
         "  {}\n",
         r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
         r["grid"].get<std::string>(), r["dtype"].get<std::string>(),
         fmt::format("{},{},{},{}", shape["b"].get<std::int64_t>(), shape["s"].get<std::int64_t>(),
                     shape["h"].get<std::int64_t>(), shape["heads"].get<std::int64_t>()),
-        check_text(r), r["tensors"].size(), tolerance_used_text(used, nonfinite), rel,
-        r["saved_bytes"].get<double>() / 1024, r["comm_match"].get<bool>() ? "= model" : "differs",
-        r["pass"].get<bool>() ? "PASS" : "FAIL");
+        check_text(r), r["tensors"].size(), tolerance_used_text(used, nonfinite), rel, kept_text(r),
+        comm_text(r), r["pass"].get<bool>() ? "PASS" : "FAIL");
   }
 }
 

@@ -35,6 +35,12 @@ void print_summary(const nlohmann::json& runs, std::FILE* out);
 ///  phase alone.
 nlohmann::json to_json(const RunResult& run);
 
+/// Every tensor's verdict as a JSON row: "name", "shape", "max_abs", "rel_l2", "atol", "rtol",
+/// "max_rel_l2", "tolerance_used", "worst_index", "nonfinite", "replicas", "replicas_identical",
+/// "replica_max_difference", "bits" (the fingerprint of every rank's shard), "pass"; a
+/// non-finite error as null.
+nlohmann::json tensors_json(const std::vector<TensorCheck>& tensors);
+
 /// Collectives against the model as JSON rows: "collective", "op" (the reduction, null where it
 /// reduces nothing), "root" (null where it has none), "group", "group_size", "calls",
 /// "elements", "bytes", "bus_elements", "seconds" (measured), "model_group_size",

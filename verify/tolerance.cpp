@@ -4,11 +4,33 @@
 
 namespace tplab::verify {
 
+namespace {
+
+/// "d_layer1." of "d_layer1.bk"; empty for a tensor of no GPT layer.
+std::string_view layer_prefix(std::string_view tensor) {
+  const std::size_t dot = tensor.find('.');
+  if (!tensor.starts_with("d_layer") || dot == std::string_view::npos) return {};
+  return tensor.substr(0, dot + 1);
+}
+
+}  // namespace
+
 const ZeroGradient* zero_gradient(std::string_view tensor) {
+  const std::string_view layer = layer_prefix(tensor);
+  const std::string in_block =
+      layer.empty() ? std::string(tensor) : "d_" + std::string(tensor.substr(layer.size()));
   for (const ZeroGradient& z : kZeroGradients) {
-    if (z.tensor == tensor) return &z;
+    if (z.tensor == in_block) return &z;
   }
   return nullptr;
+}
+
+std::string zero_gradient_sibling(std::string_view tensor) {
+  const ZeroGradient* zero = zero_gradient(tensor);
+  if (zero == nullptr) return {};
+  const std::string_view layer = layer_prefix(tensor);
+  if (layer.empty()) return std::string(zero->scale_from);
+  return std::string(layer) + std::string(zero->scale_from.substr(2));  // past "d_"
 }
 
 Tolerance tolerance_for(DType dtype, bool exact) {

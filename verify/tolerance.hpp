@@ -2,6 +2,7 @@
 /// How close a result must be to the reference: one place for every dtype.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "core/dtype.hpp"
@@ -39,8 +40,13 @@ struct ZeroGradient {
 inline constexpr ZeroGradient kZeroGradients[] = {
     {"d_bk", "d_bq", "softmax ignores the shift q.bk shared by a row's scores"}};
 
-/// The entry of kZeroGradients for `tensor`, or nullptr.
+/// The entry of kZeroGradients for `tensor`, the block's ("d_bk") or one of a GPT layer's
+/// ("d_layer1.bk"), or nullptr.
 const ZeroGradient* zero_gradient(std::string_view tensor);
+
+/// The sibling whose RMS sets the atol of `tensor`, a gradient zero in exact arithmetic, in its
+/// own layer ("d_bk" -> "d_bq", "d_layer1.bk" -> "d_layer1.bq"); empty for any other tensor.
+std::string zero_gradient_sibling(std::string_view tensor);
 
 /// The tolerance for results computed in `dtype` against the f64 reference. Exact runs
 /// (integer inputs, linear layers only) get zero.

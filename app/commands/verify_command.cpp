@@ -7,11 +7,13 @@
 #include <map>
 #include <optional>
 
+#include "attention_scores.hpp"
 #include "backend/cuda_backend.hpp"
 #include "block_training_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "device/ops/cpu_ops.hpp"
+#include "gpt_check.hpp"
 #include "harness.hpp"
 #include "launch_preflight.hpp"
 #include "mesh_options.hpp"
@@ -25,6 +27,7 @@
 #include "report.hpp"
 #include "safe_output.hpp"
 #include "scheme_choice.hpp"
+#include "verify_gpt.hpp"
 #include "world_run.hpp"
 
 namespace tplab::app {
@@ -41,16 +44,37 @@ constexpr std::string_view kDefaultBlockShape = "12,6,72,12";
 /// mesh row whole sequences, as their attention needs, so no shape cuts theirs.)
 constexpr std::string_view kMidSequenceShape = "3,12,72,12";
 
-/// The data-parallel jobs verify adds when --dp and --np are not given: D = 2 replicas of 1D and
-/// 1D with sequence parallelism at t = 2 and of 2D at q = 2 (4, 4 and 8 ranks), the meshes on
-/// which a collective issued on the wrong group shows (the TP and DP groups differ and neither
-/// is the world).
+/// The GPT's vocabulary by default: a prime, so that every scheme that splits it over more than
+/// one part pads it (to 68 at 2 and 4 parts, 69 at 3, 72 at 9), and its padded ids must take
+/// no gradient.
+constexpr std::int64_t kGptVocab = 67;
+/// The GPT's blocks by default: two, so that a block's input is another block's output.
+constexpr std::int64_t kGptLayers = 2;
+/// The GPT's dropout by default, where --dropout is not given: its masks keyed by global place
+/// must be the reference's on every mesh.
+constexpr double kGptDropout = 0.1;
+
+/// The meshes verify adds when --dp, --pp and --np are not given, each a job of `np` ranks, so
+/// that no count is 2 in every run: D = 2 replicas of 1D and 1D with sequence parallelism at
+/// t = 2 and of 2D at q = 2 (4, 4 and 8 ranks), the meshes on which a collective issued on the
+/// wrong group shows (the TP and DP groups differ and neither is the world); D = 3 of both 1D
+/// schemes at t = 2; S = 3 pipeline stages of both at t = 2, the whole GPT only (a block is one
+/// layer), with 3 micro-batches and 3 layers, where a middle stage both receives and sends; and
+/// 2.5D at depth 3 (q = 2, 12 ranks), beside its own depths 1 and 2, as a world size of its own.
 struct DefaultMesh {
   std::string_view scheme;
   int np;
+  int dp = 1;
+  int pp = 1;
 };
-constexpr std::array<DefaultMesh, 3> kDefaultMeshes = {{{"1d", 4}, {"1d-sp", 4}, {"2d", 8}}};
-constexpr int kDefaultReplicas = 2;
+constexpr std::array<DefaultMesh, 8> kDefaultMeshes = {{{"1d", 4, 2},
+                                                        {"1d-sp", 4, 2},
+                                                        {"2d", 8, 2},
+                                                        {"1d", 6, 3},
+                                                        {"1d-sp", 6, 3},
+                                                        {"1d", 6, 1, 3},
+                                                        {"1d-sp", 6, 1, 3},
+                                                        {"2.5d", 12}}};
 
 /// verify's --help: what it checks, and which runs the default makes.
 constexpr std::string_view kVerifyDescription =
@@ -60,11 +84,17 @@ constexpr std::string_view kVerifyDescription =
     "with x ~ 20 + U[-1,1), where a one-pass LayerNorm variance fails) and the exact check, "
     "overlap off and on; the block with attention scores past exp's overflow point and dy = 0 "
     "(a softmax without its max-shift fails), overlap off; and where its token shards start "
-    "mid-sequence (1d-sp, 3D), the block on the second shape below, overlap off and on. Without "
-    "--dp and "
-    "--np, also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas (--dp 2), overlap "
-    "off, without the large scores (replicas change nothing before the gradients' reduction: "
-    "the runs without them check the softmax).";
+    "mid-sequence (1d-sp, 3D), the block on the second shape below, overlap off and on. Then, in "
+    "each dtype, one step of the whole GPT (embedding with positions, --layers blocks, final "
+    "LayerNorm, vocabulary-parallel head and cross-entropy): its loss and every parameter's "
+    "gradient against the reference, on the mid-sequence shape where the scheme cuts tokens "
+    "there, with a vocabulary of --vocab ids that its parts pad, logits offset past exp's "
+    "overflow point (f64, f32) and dropout 0.1 (or --dropout). Without --dp, --pp and --np, "
+    "also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas, 1d and 1d-sp on 6 as "
+    "3 replicas, 2.5d on 12 (depth 3), overlap off, without the large scores (replicas change "
+    "nothing before the "
+    "gradients' reduction: the runs without them check the softmax), and the GPT of 1d and 1d-sp "
+    "on 6 ranks as 3 pipeline stages of 3 layers, 3 micro-batches.";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -77,9 +107,13 @@ struct VerifyOptions {
   bool exact = false;
   bool check_finite = false;
   bool large_scores = true;  ///< the block with scores past exp's overflow point too
+  bool gpt = true;           ///< the whole GPT too, one step per dtype
+  std::int64_t vocab = kGptVocab;
+  std::int64_t layers = kGptLayers;
   Overlap overlap = Overlap::both;
-  /// --depth, --regather, --dp, --dp-buckets, --dropout, --dropout-seed, --dropout-keying and
-  /// --recompute, as the parser stored them; overlap is set per configuration.
+  /// --depth, --regather, --dp, --dp-buckets, --pp, --micro-batches, --schedule, --dropout,
+  /// --dropout-seed, --dropout-keying and --recompute, as the parser stored them; overlap is set
+  /// per configuration.
   SchemeOptions scheme;
   LaunchOptions launch;
 
@@ -136,6 +170,7 @@ bool cuts_mid_sequence(const VerifyOptions& o, const std::string& scheme, int wo
 std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std::string& scheme,
                                               int world_size) {
   std::vector<verify::RunConfig> runs;
+  if (o.scheme.pp > 1) return runs;  // a block is one layer: the pipeline cuts the GPT's
   const auto add = [&](const BlockShape& shape, DType dtype, bool exact, bool large_scores,
                        bool with_overlap) {
     const bool shifted =
@@ -170,16 +205,57 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
   return runs;
 }
 
+/// The GPT checks a launch of `world_size` ranks runs for `scheme` (none with --no-gpt or
+/// --exact): one per dtype, on --shape, or else on kMidSequenceShape where the scheme's token
+/// shards start mid-sequence there and on the main shape elsewhere; V = --vocab ids (padded by
+/// the scheme's parts), --layers blocks, b_head offset to twice exp's overflow point in f64 and
+/// f32 (unless --no-large-scores: every logit is then past it, and a log-sum-exp without the
+/// shift by its row's maximum overflows), dropout --dropout or kGptDropout.
+std::vector<train::TrainConfig> gpt_configurations(const VerifyOptions& o,
+                                                   const std::string& scheme, int world_size) {
+  std::vector<train::TrainConfig> runs;
+  if (!o.gpt || o.exact) return runs;
+  const int replica_ranks = world_size / (o.scheme.dp * o.scheme.pp);
+  VerifyOptions one_replica = o;
+  one_replica.scheme.dp = 1;
+  one_replica.scheme.pp = 1;
+  const BlockShape mid = mid_sequence_shape(o);
+  const bool mid_sequence =
+      !o.shape && replica_ranks > 0 &&
+      cuts_mid_sequence(one_replica, scheme, replica_ranks,
+                        global_shape(std::nullopt, parse_block_shape(kMidSequenceShape), {}));
+  SchemeOptions options = o.scheme_options(overlap_settings(o.overlap).front());
+  if (options.training.dropout.p == 0) options.training.dropout.p = kGptDropout;
+  for (const DType dtype : o.dtypes) {
+    runs.push_back({.scheme = scheme,
+                    .options = options,
+                    .shape = {mid_sequence ? mid : main_shape(o), o.vocab, o.layers},
+                    .dtype = dtype,
+                    .seed = o.seed,
+                    .steps = 1,
+                    .optimizer = {},
+                    .clip = 0,
+                    .logit_offset = o.large_scores && dtype != DType::bf16
+                                        ? 2 * verify::exp_overflow_point(dtype)
+                                        : 0.0});
+  }
+  return runs;
+}
+
 // ---- inside mpiexec: run the configurations on this world ------------------------------------
 
 WorldResult verify_in_world(const VerifyOptions& o, World& w) {
   validate_backend(o);
   std::vector<verify::RunConfig> runs;
+  std::vector<train::TrainConfig> gpts;
   for (const auto& scheme : chosen_schemes(o.schemes)) {
     const auto c = configurations(o, scheme, w.comm.size());
     for (const auto& config : c)
       make_scheme(scheme, config.options)->validate(w.comm.size(), config.shape);
     runs.insert(runs.end(), c.begin(), c.end());
+    const auto g = gpt_configurations(o, scheme, w.comm.size());
+    for (const auto& config : g) train::validate_training(w.comm.size(), config);
+    gpts.insert(gpts.end(), g.begin(), g.end());
   }
   if (w.comm.rank() == 0) fmt::print("ranks on {}\n", w.hosts.summary());
   WorldResult result;
@@ -189,31 +265,48 @@ WorldResult verify_in_world(const VerifyOptions& o, World& w) {
     result.records.push_back(verify::to_json(run));
     result.pass = result.pass && run.pass;
   }
+  const std::string backend =
+      fmt::format("{}/{}", device_name(w.device.kind()), w.comm.transport());
+  for (const auto& config : gpts) {
+    const train::GptCheck check = train::check_gpt(w.comm, w.device, config);
+    if (w.comm.rank() == 0) print_gpt_check(check, backend, stdout);
+    result.records.push_back(gpt_check_json(check, backend));
+    result.pass = result.pass && check.pass;
+  }
   return result;
 }
 
 // ---- outside mpiexec: launch one job per scheme and world size, then summarise ---------------
 
-/// The job of `scheme` on `np` ranks, with `replicas` data-parallel replicas when that is not
-/// what the caller's --dp says already.
-JobPlan verify_job(const VerifyOptions& o, const std::string& scheme, int np, int replicas,
-                   const BlockShape& shape) {
-  JobPlan job{.label = scheme,
-              .np = np,
-              .overrides = {{"--scheme", {scheme}}},
-              .bytes_per_rank = verify::verify_bytes_per_rank(shape)};
-  if (replicas != o.scheme.dp) {
-    job.label = fmt::format("{} dp={}", scheme, replicas);
-    job.overrides.push_back({"--dp", {std::to_string(replicas)}});
+/// Bytes one rank of a job of `scheme` on `np` ranks needs, about: the most of its block runs
+/// on `shape` and its GPT checks.
+double job_bytes_per_rank(const VerifyOptions& o, const std::string& scheme, int np,
+                          const BlockShape& shape) {
+  double bytes = o.scheme.pp > 1 ? 0.0 : verify::verify_bytes_per_rank(shape);
+  for (const train::TrainConfig& c : gpt_configurations(o, scheme, np)) {
+    bytes = std::max(bytes, train::training_bytes_per_rank(c));
   }
-  return job;
+  return bytes;
 }
 
-/// The caller's options as the job runs them: its --dp, --shape, --overlap and --large-scores.
+/// The job of `scheme` on `np` ranks, as the caller's options say.
+JobPlan verify_job(const VerifyOptions& o, const std::string& scheme, int np,
+                   const BlockShape& shape) {
+  return {.label = scheme,
+          .np = np,
+          .overrides = {{"--scheme", {scheme}}},
+          .bytes_per_rank = job_bytes_per_rank(o, scheme, np, shape)};
+}
+
+/// The caller's options as the job runs them: its --dp, --pp, --micro-batches, --layers,
+/// --shape, --overlap and --large-scores.
 VerifyOptions job_options(const VerifyOptions& o, const JobPlan& job) {
   VerifyOptions in_job = o;
   for (const ArgumentOverride& a : job.overrides) {
     if (a.option == "--dp") in_job.scheme.dp = std::stoi(a.values.front());
+    if (a.option == "--pp") in_job.scheme.pp = std::stoi(a.values.front());
+    if (a.option == "--micro-batches") in_job.scheme.micro_batches = std::stoi(a.values.front());
+    if (a.option == "--layers") in_job.layers = std::stoll(a.values.front());
     if (a.option == "--shape") in_job.shape = parse_block_shape(a.values.front());
     if (a.option == "--overlap") in_job.overlap = *value_in(kOverlapNames, a.values.front());
     if (a.option == "--large-scores") in_job.large_scores = a.values.front() != "false";
@@ -221,30 +314,68 @@ VerifyOptions job_options(const VerifyOptions& o, const JobPlan& job) {
   return in_job;
 }
 
-/// The default's data-parallel jobs (kDefaultMeshes), for the schemes chosen that can run the
-/// shape there: one job per world size, running each of its schemes in turn (a launch costs
-/// more than the runs), with overlap off.
+/// Why the GPT checks of `scheme` cannot run on `np` ranks, or empty when they can.
+std::string why_not_gpt(const VerifyOptions& o, const std::string& scheme, int np) {
+  try {
+    for (const train::TrainConfig& c : gpt_configurations(o, scheme, np)) {
+      train::validate_training(np, c);
+    }
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+/// The default's meshes (kDefaultMeshes), for the schemes chosen that can run them on `shape`:
+/// one job per mesh, running each of its schemes in turn (a launch costs more than the runs);
+/// those of replicas or stages with overlap off and without the large scores and logits (they
+/// check the softmax and the cross-entropy, which replicas and stages do not change; the GPT
+/// runs there with logits near 0, the other regime).
 void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchPlan& plan) {
-  VerifyOptions meshed = o;
-  meshed.scheme.dp = kDefaultReplicas;
   const std::vector<std::string> chosen = chosen_schemes(o.schemes);
-  std::map<int, std::vector<std::string>> schemes_at;
+  std::map<std::tuple<int, int, int>, std::vector<std::string>> schemes_on;  // (np, D, S)
   for (const DefaultMesh& mesh : kDefaultMeshes) {
     if (std::find(chosen.begin(), chosen.end(), mesh.scheme) == chosen.end()) continue;
-    const auto scheme = make_scheme(mesh.scheme, meshed.scheme_options(false));
-    if (scheme->why_not(mesh.np, shape).empty()) {
-      schemes_at[mesh.np].emplace_back(mesh.scheme);
+    if (mesh.pp > 1 && (!o.gpt || o.exact)) continue;
+    VerifyOptions meshed = o;
+    meshed.shape = shape;
+    meshed.scheme.dp = mesh.dp;
+    meshed.scheme.pp = mesh.pp;
+    if (mesh.pp > 1) {
+      meshed.scheme.micro_batches = mesh.pp;
+      meshed.layers = mesh.pp;
     }
+    const std::string scheme(mesh.scheme);
+    const bool runs =
+        mesh.pp > 1
+            ? why_not_gpt(meshed, scheme, mesh.np).empty()
+            : make_scheme(scheme, meshed.scheme_options(false))->why_not(mesh.np, shape).empty();
+    if (runs) schemes_on[{mesh.np, mesh.dp, mesh.pp}].push_back(scheme);
   }
-  for (const auto& [np, schemes] : schemes_at) {
-    JobPlan job =
-        verify_job(o, fmt::format("{}", fmt::join(schemes, ",")), np, kDefaultReplicas, shape);
-    job.overrides.front().values = schemes;
-    job.overrides.push_back({"--shape", {shape_argument(shape)}});
-    // The replicas' reduction runs after backward either way: the started path is the
-    // scheme's own, checked without replicas.
-    job.overrides.push_back({"--overlap", {"off"}});
-    job.overrides.push_back({"--large-scores", {"false"}});
+  for (const auto& [mesh, schemes] : schemes_on) {
+    const auto [np, dp, pp] = mesh;
+    const std::string names = fmt::format("{}", fmt::join(schemes, ","));
+    std::string label = names;
+    if (dp > 1) label += fmt::format(" dp={}", dp);
+    if (pp > 1) label += fmt::format(" pp={}", pp);
+    JobPlan job{.label = label,
+                .np = np,
+                .overrides = {{"--scheme", schemes}, {"--shape", {shape_argument(shape)}}}};
+    if (dp > 1 || pp > 1) {
+      job.overrides.push_back({"--overlap", {"off"}});
+      job.overrides.push_back({"--large-scores", {"false"}});
+    }
+    if (dp > 1) job.overrides.push_back({"--dp", {std::to_string(dp)}});
+    if (pp > 1) {
+      for (const char* option : {"--pp", "--micro-batches", "--layers"}) {
+        job.overrides.push_back({option, {std::to_string(pp)}});
+      }
+    }
+    const VerifyOptions in_job = job_options(o, job);
+    for (const std::string& scheme : schemes) {
+      job.bytes_per_rank =
+          std::max(job.bytes_per_rank, job_bytes_per_rank(in_job, scheme, np, shape));
+    }
     plan.jobs.push_back(std::move(job));
   }
 }
@@ -265,18 +396,23 @@ std::string why_not_run(const VerifyOptions& o, const Scheme& scheme, int np,
 /// One job per scheme and world size. A scheme named with --scheme must run at every --np it is
 /// given; runs the defaults chose (every scheme, or each scheme's own world sizes, D times as
 /// many with --dp D) are left out, saying why, where they cannot run; a request that leaves
-/// nothing to run is refused. Without --dp and --np, the default meshes besides.
-LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_given) {
+/// nothing to run is refused. Without --dp, --pp and --np, the default meshes besides.
+LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool mesh_given) {
   const bool chosen_by_defaults = !names_schemes(o.schemes) || o.np.empty();
   LaunchPlan plan;
   plan.tensors = "every rank holds the whole problem and the reference's answer in f64";
   plan.smaller = "a smaller --shape";
   for (const auto& name : chosen_schemes(o.schemes)) {
     const auto scheme = make_scheme(name, o.scheme_options(false));
-    for (int np : o.np.empty() ? scheme->default_world_sizes() : o.np) {
-      const std::string why = why_not_run(o, *scheme, np, shape);
+    std::vector<int> sizes = o.np;
+    if (sizes.empty()) {  // D times the scheme's own with --dp D, and S times that with --pp S
+      for (int np : scheme->default_world_sizes()) sizes.push_back(np * o.scheme.pp);
+    }
+    for (int np : sizes) {
+      const std::string why =
+          o.scheme.pp > 1 ? why_not_gpt(o, name, np) : why_not_run(o, *scheme, np, shape);
       if (why.empty()) {
-        plan.jobs.push_back(verify_job(o, name, np, o.scheme.dp, shape));
+        plan.jobs.push_back(verify_job(o, name, np, shape));
       } else if (chosen_by_defaults) {
         plan.left_out.push_back({fmt::format("{} at np={}", name, np), why});
       } else {
@@ -290,7 +426,7 @@ LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool dp_gi
     throw UsageError(fmt::format("no scheme can run {} here:\n  {}", to_string(shape),
                                  fmt::join(reasons, "\n  ")));
   }
-  if (!dp_given && o.np.empty()) add_default_meshes(o, shape, plan);
+  if (!mesh_given && o.np.empty()) add_default_meshes(o, shape, plan);
   return plan;
 }
 
@@ -312,7 +448,7 @@ void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size
                           o.overlap == Overlap::on ? "blocking" : "started");
     fmt::print(
         "\nALL PASS: {} runs, every tensor within tolerance of the reference and every rank's "
-        "communication and kept bytes equal to the cost model's{}\n",
+        "communication, kept bytes and transfers between stages equal to the cost model's{}\n",
         series.runs.size(), unchecked);
     return;
   }
@@ -333,35 +469,65 @@ void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size
   fmt::print("\nFAILED: {} of {} runs failed{}\n", failed, planned, why);
 }
 
-/// Every run of every job of `plan`, as each job will make it.
-std::vector<verify::RunConfig> planned_runs(const VerifyOptions& o, const LaunchPlan& plan) {
-  std::vector<verify::RunConfig> runs;
+/// Every run of every job of a plan, as each job will make it.
+struct PlannedRuns {
+  std::vector<verify::RunConfig> blocks;  ///< the block's and the linear pair's
+  std::vector<train::TrainConfig> gpts;   ///< the whole GPT's
+  std::size_t size() const { return blocks.size() + gpts.size(); }
+};
+
+PlannedRuns planned_runs(const VerifyOptions& o, const LaunchPlan& plan) {
+  PlannedRuns runs;
   for (const JobPlan& job : plan.jobs) {
+    const VerifyOptions in_job = job_options(o, job);
     for (const std::string& scheme : job.overrides.front().values) {
-      const auto c = configurations(job_options(o, job), scheme, job.np);
-      runs.insert(runs.end(), c.begin(), c.end());
+      const auto c = configurations(in_job, scheme, job.np);
+      runs.blocks.insert(runs.blocks.end(), c.begin(), c.end());
+      const auto g = gpt_configurations(in_job, scheme, job.np);
+      runs.gpts.insert(runs.gpts.end(), g.begin(), g.end());
     }
   }
   return runs;
 }
 
+/// One planned run as verify's own rules see it.
+struct PlannedCheck {
+  bool gpt = false;    ///< the whole GPT, or the block (or linear pair)
+  bool exact = false;  ///< the linear pair on integers
+  DType dtype = DType::f64;
+};
+
+constexpr std::string_view kNoGptRun =
+    "it shapes the whole GPT's check, and no run here checks the GPT (it runs without --no-gpt "
+    "and --exact)";
+
 /// verify's own options that change some runs only.
-constexpr std::array<EffectRule<verify::RunConfig>, 1> kVerifyRules = {{
-    {"--large-scores",
-     [](const verify::RunConfig& c) { return !c.exact && c.dtype != DType::bf16; },
-     "the block with scores past exp's overflow point runs in f64 and f32, without --exact, and "
-     "no run here is one"},
+constexpr std::array<EffectRule<PlannedCheck>, 5> kVerifyRules = {{
+    {"--large-scores", [](const PlannedCheck& c) { return !c.exact && c.dtype != DType::bf16; },
+     "the block with scores past exp's overflow point and the GPT with its logits past it run in "
+     "f64 and f32, without --exact, and no run here is one"},
+    {"--layers", [](const PlannedCheck& c) { return c.gpt; }, kNoGptRun},
+    {"--vocab", [](const PlannedCheck& c) { return c.gpt; }, kNoGptRun},
+    {"--micro-batches", [](const PlannedCheck& c) { return c.gpt; }, kNoGptRun},
+    {"--pp", [](const PlannedCheck& c) { return c.gpt; },
+     "a pipeline cuts the whole GPT into stages, and no run here checks the GPT (it runs "
+     "without --no-gpt and --exact)"},
 }};
 
 /// Refuses an option that changes none of `runs`, with the reason (option_effects.hpp).
-void refuse_unused_options(const CLI::App& command, const std::vector<verify::RunConfig>& runs) {
+void refuse_unused_options(const CLI::App& command, const PlannedRuns& runs) {
   std::vector<PlannedRun> planned;
-  for (const verify::RunConfig& c : runs) {
+  std::vector<PlannedCheck> checks;
+  for (const verify::RunConfig& c : runs.blocks) {
     planned.push_back({.scheme = c.scheme, .options = c.options, .block = !c.exact});
+    checks.push_back({.gpt = false, .exact = c.exact, .dtype = c.dtype});
   }
+  for (const train::TrainConfig& c : runs.gpts) {
+    planned.push_back({.scheme = c.scheme, .options = c.options, .block = true});
+    checks.push_back({.gpt = true, .exact = false, .dtype = c.dtype});
+  }
+  refuse_without_effect(command, std::span<const EffectRule<PlannedCheck>>(kVerifyRules), checks);
   refuse_without_effect(command, planned);
-  refuse_without_effect(command, std::span<const EffectRule<verify::RunConfig>>(kVerifyRules),
-                        runs);
 }
 
 int drive(const CLI::App& command, const VerifyOptions& o) {
@@ -371,8 +537,9 @@ int drive(const CLI::App& command, const VerifyOptions& o) {
     const int gpus = cuda::visible_devices();  // NoDeviceError, saying why, when there is none
     fmt::print("cuda backend: {} GPU{} visible, --comm {}\n", gpus, gpus == 1 ? "" : "s", o.comm);
   }
-  const LaunchPlan plan = plan_jobs(o, shape, command.count("--dp") > 0);
-  const std::vector<verify::RunConfig> runs = planned_runs(o, plan);
+  const LaunchPlan plan =
+      plan_jobs(o, shape, command.count("--dp") > 0 || command.count("--pp") > 0);
+  const PlannedRuns runs = planned_runs(o, plan);
   refuse_unused_options(command, runs);
   const SeriesResult series = launch_jobs(command, o.launch, plan, [](const SeriesResult& s) {
     return series_document("runs", s.runs, s, all_pass(s));
@@ -389,7 +556,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<VerifyOptions>();
   CLI::App* cmd = app.add_subcommand("verify", std::string(kVerifyDescription));
   add_scheme_option(*cmd, o->schemes);
-  add_np_option(*cmd, o->np, "each scheme's own list, D times as many ranks with --dp D");
+  add_np_option(*cmd, o->np,
+                "each scheme's own list, D times as many ranks with --dp D, S times with --pp S");
   add_dtype_option(*cmd, o->dtypes, "; each in turn");
   cmd->add_option("--backend", o->backend,
                   "cpu (Eigen) or cuda (cuBLAS and tplab's kernels, one GPU per rank or shared)")
@@ -408,13 +576,19 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--exact", o->exact,
                 "only the exact check: integer inputs through the linear layers, zero tolerance");
   cmd->add_flag("--large-scores,!--no-large-scores", o->large_scores,
-                "also the block with attention scores past exp's overflow point (the default; "
+                "also the block with attention scores and the GPT with logits past exp's overflow "
+                "point (the default; "
                 "--no-large-scores leaves it out)");
+  cmd->add_flag("--gpt,!--no-gpt", o->gpt,
+                "also one step of the whole GPT per dtype, its loss and every gradient (the "
+                "default; --no-gpt leaves it out)");
+  add_gpt_size_options(*cmd, o->vocab, o->layers);
   cmd->add_flag("--check-finite", o->check_finite,
                 "check every stage of the block for NaN or Inf and report the first that has one");
   add_scheme_build_options(*cmd, o->scheme);
   add_overlap_option(*cmd, o->overlap, "both: every configuration with overlap off and on");
   add_mesh_options(*cmd, o->scheme);
+  add_pipeline_options(*cmd, o->scheme);
   add_block_training_options(*cmd, o->scheme.training);
   add_dropout_keying_option(*cmd, o->scheme.training);
   add_launch_options(*cmd, o->launch, "the results (job by job, as they finish)");

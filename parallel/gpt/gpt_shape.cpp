@@ -52,4 +52,15 @@ std::string layer_parameter(std::string_view parameter, std::int64_t layer) {
   return fmt::format("layer{}.{}", layer, parameter);
 }
 
+std::vector<std::string> parameter_names(const GptShape& shape) {
+  std::vector<std::string> names{"embedding"};
+  for (std::int64_t l = 0; l < shape.layers; ++l) {
+    for (std::string_view name : kBlockParameters) names.push_back(layer_parameter(name, l));
+  }
+  for (std::string_view name : kModelParameters) {
+    if (name != "embedding") names.emplace_back(name);
+  }
+  return names;
+}
+
 }  // namespace tplab::gpt

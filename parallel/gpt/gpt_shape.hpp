@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scheme/block_shape.hpp"
 
@@ -57,5 +58,10 @@ Extents gpt_extents(std::string_view tensor, const GptShape& shape);
 
 /// The name a block parameter has in the whole model: ("wq", 0) -> "layer0.wq".
 std::string layer_parameter(std::string_view parameter, std::int64_t layer);
+
+/// Every parameter of the GPT `shape` in the order values flow through it: "embedding", each
+/// layer's block parameters ("layer0.ln1_gamma", ...), "lnf_gamma", "lnf_beta", "w_head",
+/// "b_head".
+std::vector<std::string> parameter_names(const GptShape& shape);
 
 }  // namespace tplab::gpt

@@ -3,7 +3,10 @@ every verdict follows from the numbers beside it (the communication's included),
 top-level "pass" and "failures", and that the default's coverage is there: every configuration
 with overlap off and on (the runs with attention scores past exp's overflow point with one of
 them), the f64 block with x far from zero (h >= 24), and in f64 and f32 the scores past the
-overflow point, with dy = 0 and so every gradient exactly 0.
+overflow point, with dy = 0 and so every gradient exactly 0. The whole GPT's runs ("workload":
+"gpt") likewise: the loss and every parameter's gradient, the padding untouched, the transfers
+between stages as modelled, and one in each dtype beside the block's of each scheme and world
+size, unless the file holds none (--no-gpt).
 
 usage: check_verify_json.py FILE [SCHEME,...]   (the schemes that must appear)
 """
@@ -15,12 +18,50 @@ import sys
 from series_fields import check_series_fields
 
 
+def check_gpt(run):
+    """One run of the whole GPT: its fields, its tensors in the order values flow, its verdict."""
+    for key in ("scheme", "np", "dp", "pp", "micro_batches", "schedule", "grid", "backend",
+                "dtype", "seed", "shape", "padded_vocab", "logit_offset", "dropout", "loss",
+                "reference_loss", "tensors", "padding_untouched", "transfers_as_modelled", "pass",
+                "hosts"):
+        assert key in run, f"GPT run lacks {key}"
+    shape = run["shape"]
+    assert set(shape) == {"b", "s", "h", "heads", "vocab", "layers"}, shape
+    assert run["padded_vocab"] >= shape["vocab"], run["padded_vocab"]
+    names = [t["name"] for t in run["tensors"]]
+    layers = [f"d_layer{l}.{p}" for l in range(shape["layers"])
+              for p in ("ln1_gamma", "ln1_beta", "wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo",
+                        "ln2_gamma", "ln2_beta", "w1", "b1", "w2", "b2")]
+    assert names == (["loss", "d_embedding"] + layers
+                     + ["d_lnf_gamma", "d_lnf_beta", "d_w_head", "d_b_head"]), names
+    for t in run["tensors"]:
+        assert re.fullmatch("[0-9a-f]{16}", t["bits"]), t["bits"]
+        if t["max_rel_l2"] is not None and run["dtype"] == "f64":
+            assert t["rel_l2"] <= 1e-12, t
+    if run["logit_offset"]:
+        overflow = {"f64": 709.78, "f32": 88.72}[run["dtype"]]
+        assert run["logit_offset"] > 1.9 * overflow, f"logits short of the overflow: {run}"
+    assert run["pass"] == (all(t["pass"] for t in run["tensors"]) and run["padding_untouched"]
+                           and run["transfers_as_modelled"])
+    placed = sorted(r for host in run["hosts"] for r in host["ranks"])
+    assert placed == list(range(run["np"])), f"hosts {run['hosts']} must place every rank once"
+
+
 def main():
     document = json.load(open(sys.argv[1]))
     runs = document["runs"]
     assert runs, "no runs"
     check_series_fields(document, all(run["pass"] for run in runs))
     assert document["pass"], "the verify run failed"
+    gpts = [run for run in runs if run.get("workload") == "gpt"]
+    runs = [run for run in runs if run.get("workload", "block") == "block"]
+    for run in gpts:
+        check_gpt(run)
+    if gpts:
+        checked = {(r["scheme"], r["np"], r["dtype"]) for r in gpts}
+        for run in runs:
+            key = (run["scheme"], run["np"], run["dtype"])
+            assert run["exact"] or key in checked, f"{key}: the block's, but no GPT run"
     for run in runs:
         for key in ("scheme", "np", "backend", "dtype", "shape", "pass", "tensors", "comm",
                     "regather", "overlap", "shifted_input", "large_scores", "largest_score", "saved_bytes", "comm_match",
@@ -91,7 +132,8 @@ def main():
     if len(sys.argv) > 2:
         missing = set(sys.argv[2].split(",")) - {run["scheme"] for run in runs}
         assert not missing, f"no runs of {sorted(missing)}"
-    print(f"ok: {len(runs)} runs, every field present and consistent")
+    print(f"ok: {len(runs)} block runs and {len(gpts)} of the GPT, every field present and "
+          "consistent")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include "device/cpu_device.hpp"
 #include "device/ops/cpu_ops.hpp"
 #include "faulty_comm.hpp"
+#include "planted_vocabulary.hpp"
 #include "trainer.hpp"
 
 namespace tplab::train {
@@ -94,43 +95,6 @@ TEST(Train, LossCurvesAgreeWhenTokenShardsStartMidSequence) {
   }
 }
 
-/// The CPU's vocabulary operations with the cross-entropy's shift by the row's maximum left
-/// out: every row's "maximum" is 0, so exp meets the logits themselves, forward and backward.
-class UnshiftedCrossEntropy final : public VocabularyOps {
- public:
-  void gather_rows(const Tensor& table, std::span<const std::int64_t> ids, Tensor& out) override {
-    cpu_->gather_rows(table, ids, out);
-  }
-  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> ids,
-                        Tensor& table) override {
-    cpu_->scatter_add_rows(src, ids, table);
-  }
-  void row_max(const Tensor&, Tensor& out) override { host_.fill(out, 0.0); }
-  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
-                          std::span<const std::int64_t> targets, Tensor& sums) override {
-    cpu_->cross_entropy_sums(logits, max, targets, sums);
-  }
-  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
-                              std::span<const std::int64_t> targets, double scale,
-                              Tensor& dlogits) override {
-    cpu_->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
-  }
-  void fill_columns_from(Tensor& x, std::int64_t col0, double value) override {
-    cpu_->fill_columns_from(x, col0, value);
-  }
-
- private:
-  std::unique_ptr<VocabularyOps> cpu_ = cpu::make_vocabulary_ops();
-  CpuDevice host_;
-};
-
-/// The CPU families, the cross-entropy UnshiftedCrossEntropy.
-DeviceFamilies unshifted_cross_entropy_families() {
-  DeviceFamilies f = cpu::make_families();
-  f.vocabulary = std::make_unique<UnshiftedCrossEntropy>();
-  return f;
-}
-
 /// Twice the point where exp overflows in `dtype`: 1420 in f64, 177 in f32.
 double past_overflow(DType dtype) {
   return 2 * verify::exp_overflow_point(dtype);
@@ -160,7 +124,7 @@ TEST(Train, LossCurvesAgreeWithLogitsPastTheOverflowPoint) {
 TEST(Train, ACrossEntropyWithoutTheShiftFailsPastTheOverflowPointOnly) {
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (schemes_for(world->size()).empty()) GTEST_SKIP() << "no scheme runs on this world size";
-  CpuDevice device(unshifted_cross_entropy_families());
+  CpuDevice device(families_with<UnshiftedCrossEntropy>());
   for (const auto& scheme : schemes_for(world->size())) {
     for (DType dtype : {DType::f64, DType::f32}) {
       TrainConfig c = config(scheme, dtype);

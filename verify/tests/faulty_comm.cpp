@@ -14,6 +14,12 @@ std::unique_ptr<Comm> FaultyComm::split(int color, int key, const std::string& g
   return std::unique_ptr<Comm>(new FaultyComm(inner().split(color, key, group), shared_));
 }
 
+int FaultyComm::size() const {
+  const Fault& f = shared_->fault;
+  if (f.action == Fault::Action::size_two && group() == f.group) return 2;
+  return ForwardingComm::size();
+}
+
 bool FaultyComm::is_the_fault(Collective collective) {
   const Fault& f = shared_->fault;
   if (collective != f.collective || (!f.group.empty() && f.group != group())) return false;
@@ -22,7 +28,14 @@ bool FaultyComm::is_the_fault(Collective collective) {
 
 std::unique_ptr<DeviceInterval> FaultyComm::run(const CollectiveCall& call) {
   const Fault& f = shared_->fault;
-  if (!is_the_fault(call.collective)) {
+  if (f.action == Fault::Action::max_as_sum) {
+    const bool hit = call.collective == Collective::all_reduce && call.op == ReduceOp::max &&
+                     (f.group.empty() || f.group == group());
+    inner().run(hit ? CollectiveCall{call.collective, call.in, call.out, ReduceOp::sum, call.root}
+                    : call);
+  } else if (f.action == Fault::Action::size_two) {
+    inner().run(call);
+  } else if (!is_the_fault(call.collective)) {
     inner().run(call);
   } else if (f.action == Fault::Action::repeat) {
     inner().run(call);

@@ -22,6 +22,12 @@ struct Fault {
     as_max,     ///< it runs as a max where the caller asked for a sum (an all_reduce)
     next_root,  ///< it runs from the next rank of the group, not the root the caller named
     hoard,      ///< it runs, and its result is held on to, as by a layer that keeps it unsaid
+    /// every all-reduce of the group that asks for a max runs as a sum (`index` is not used):
+    /// a shift by the sum of the parts' maxima, exact until exp underflows
+    max_as_sum,
+    /// the group says it has 2 ranks, as a 2 written where its size belongs would (`index` is
+    /// not used): right at two replicas only
+    size_two,
   };
   std::string group;
   int index = 0;
@@ -39,6 +45,7 @@ class FaultyComm final : public ForwardingComm {
   FaultyComm(Comm& inner, Fault fault);
 
   std::unique_ptr<Comm> split(int color, int key, const std::string& group) override;
+  int size() const override;
   std::unique_ptr<DeviceInterval> run(const CollectiveCall& call) override;
   std::unique_ptr<PendingTransport> start(const CollectiveCall& call) override;
 
