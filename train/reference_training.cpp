@@ -103,6 +103,19 @@ ReferenceTraining::ReferenceTraining(const gpt::GptShape& shape, const verify::H
 
 ReferenceTraining::~ReferenceTraining() = default;
 
+verify::HostArrays ReferenceTraining::parameters() const {
+  verify::HostArrays out;
+  for_each_gpt_parameter(model_->params, [&](const std::string& name, const auto& field) {
+    using Field = std::decay_t<decltype(field)>;
+    const Extents extents = std::is_same_v<Field, ref::Vector<double>>
+                                ? Extents{static_cast<std::int64_t>(field.size())}
+                                : Extents{static_cast<std::int64_t>(field.rows()),
+                                          static_cast<std::int64_t>(field.cols())};
+    out.emplace(name, verify::to_host_array(field, extents));
+  });
+  return out;
+}
+
 ReferenceStep ReferenceTraining::step(const Batch& batch) {
   ref::GptResult<double> r =
       ref::gpt_forward_backward(model_->shape, model_->params, batch.ids, batch.targets,

@@ -49,6 +49,9 @@ class ReferenceTraining {
   /// every parameter.
   ReferenceStep step(const Batch& batch);
 
+  /// Every parameter as it stands, by its global name ("embedding", "layer0.wq", ...).
+  verify::HostArrays parameters() const;
+
  private:
   struct Model;  // the reference's types stay out of this header
   std::unique_ptr<Model> model_;

@@ -20,6 +20,7 @@
 #include "mesh/gradient_reduction.hpp"
 #include "mesh/mesh_layout.hpp"
 #include "optim/gradient_norm.hpp"
+#include "parameter_drift.hpp"
 #include "pipeline/pipeline_problem.hpp"
 #include "pipeline/stage_step.hpp"
 #include "pipelined_gpt.hpp"
@@ -403,6 +404,11 @@ std::string transfer_difference(Comm& world, const TransferMismatch& mine,
   return {};
 }
 
+/// The parameters' drift within its bound, where one is judged (NaN never is).
+bool drift_within_bound(const TrainResult& r) {
+  return r.parameter_drift_bound == 0 || r.parameter_drift <= r.parameter_drift_bound;
+}
+
 }  // namespace
 
 TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
@@ -513,10 +519,16 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     result.padding_touched =
         padding_problem(world, device, model.parameters(), placements, shape.vocab);
   }
+  // what the optimizer kept (bf16: its f32 masters) against the reference's parameters
+  result.parameter_drift = parameter_drift(
+      world, device, optimizer.masters().empty() ? model.parameters() : optimizer.masters(),
+      padded_parameters(reference.parameters(), shape.vocab, gpt.padded().vocab),
+      padded_parameters(initial, shape.vocab, gpt.padded().vocab), placements);
+  result.parameter_drift_bound = parameter_drift_bound(config.dtype, config.optimizer.kind);
   result.diverged = training_divergence(result.steps, result.tolerance);
   result.pass = within_tolerance(result) && result.replicas_differ.empty() &&
                 result.padding_touched.empty() && result.memory_differs.empty() &&
-                result.transfers_differ.empty() && !result.diverged;
+                result.transfers_differ.empty() && drift_within_bound(result) && !result.diverged;
   return result;
 }
 
@@ -575,6 +587,10 @@ nlohmann::json to_json(const TrainResult& r) {
       {"padded_vocab", r.padded_vocab},
       {"max_norm_relative_difference", r.max_norm_relative_difference},
       {"padding_untouched", r.padding_touched.empty()},
+      {"masters", r.config.optimizer.masters},
+      {"parameter_drift",
+       std::isfinite(r.parameter_drift) ? nlohmann::json(r.parameter_drift) : nullptr},
+      {"parameter_drift_bound", r.parameter_drift_bound},
       {"logit_offset", c.logit_offset},
       {"tolerance", r.tolerance.rtol},
       {"tolerance_abs", r.tolerance.atol},

@@ -2,6 +2,7 @@
 /// The training harness: the GPT on one scheme for K steps beside the single-device reference.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -94,12 +95,18 @@ struct TrainResult {
   /// Empty, or the first step of a rank that kept other bytes for backward than its first
   /// step did, or else the first rank and kind whose measured memory is not its model's.
   std::string memory_differs;
+  /// ||theta - theta_ref|| / ||theta_ref - theta_0|| after the last step (parameter_drift.hpp):
+  /// how far the parameters the optimizer kept (bf16's f32 masters) ended from the reference's,
+  /// against how far training moved them; NaN until the last step has run.
+  double parameter_drift = NAN;
+  /// The most it may be (parameter_drift_bound: bf16's), or 0 where it is not judged.
+  double parameter_drift_bound = 0;
   /// Empty, or the first rank and step whose point-to-point calls or bytes between pipeline
   /// stages (the counters' group "pp") were not the cost model's (model::pipeline_transfers).
   std::string transfers_differ;
   /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
-  /// every rank's memory and transfers between stages as the model says, and the training did
-  /// not diverge.
+  /// every rank's memory and transfers between stages as the model says, the parameters within
+  /// their drift bound, and the training did not diverge.
   bool pass = false;
 };
 

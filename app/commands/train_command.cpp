@@ -93,7 +93,7 @@ std::string default_world_sizes_help() {
 }
 
 /// train's own options that change some trainings only.
-constexpr std::array<EffectRule<train::TrainConfig>, 4> kTrainRules = {{
+constexpr std::array<EffectRule<train::TrainConfig>, 5> kTrainRules = {{
     {"--beta1",
      [](const train::TrainConfig& c) { return c.optimizer.kind == OptimizerKind::adamw; },
      "it is AdamW's: SGD has no such number (add --optimizer adamw)"},
@@ -105,6 +105,8 @@ constexpr std::array<EffectRule<train::TrainConfig>, 4> kTrainRules = {{
     {"--weight-decay",
      [](const train::TrainConfig& c) { return c.optimizer.kind == OptimizerKind::adamw; },
      "it is AdamW's: SGD has no such number (add --optimizer adamw)"},
+    {"--no-masters", [](const train::TrainConfig& c) { return c.dtype == DType::bf16; },
+     "f32 master weights are bf16's: f64 and f32 parameters are their own (add --dtype bf16)"},
 }};
 
 /// The world size of the training: --np, or the scheme's default times D.
@@ -219,6 +221,14 @@ std::string verdict(const train::TrainResult& r) {
   if (!r.transfers_differ.empty()) {
     return "FAIL: transfers between pipeline stages: " + r.transfers_differ;
   }
+  if (!(r.parameter_drift_bound == 0 || r.parameter_drift <= r.parameter_drift_bound)) {
+    return fmt::format(
+        "FAIL: the parameters ended {:.3g} of training's movement away from the reference's, "
+        "past the bound of {:.3g}: the updates bf16 rounds away were lost{}",
+        r.parameter_drift, r.parameter_drift_bound,
+        r.config.optimizer.masters ? " (are the f32 masters kept and written back?)"
+                                   : " (--no-masters: as an optimizer without masters loses them)");
+  }
   return "FAIL: the loss curve or the replicas disagree (see above)";
 }
 
@@ -258,6 +268,21 @@ void print_bubble(const train::TrainResult& r) {
       stages, 100 * pipeline::bubble_fraction(o.pp, o.micro_batches));
 }
 
+/// How far the parameters (bf16: the f32 masters) ended from the reference's, against its bound.
+void print_drift(const train::TrainResult& r) {
+  const bool masters = r.config.dtype == DType::bf16;
+  const std::string what = !masters                     ? "parameters"
+                           : r.config.optimizer.masters ? "f32 masters"
+                                                        : "parameters (no masters kept)";
+  fmt::print(
+      "{}: ||theta - theta_ref|| / ||theta_ref - theta_0|| = {:.3g} after the last step{}\n", what,
+      r.parameter_drift,
+      r.parameter_drift_bound == 0
+          ? " (not judged: the loss is)"
+          : fmt::format(", bound {:.3g} ({})", r.parameter_drift_bound,
+                        r.parameter_drift <= r.parameter_drift_bound ? "within" : "PAST IT"));
+}
+
 void print_result(const train::TrainResult& r) {
   const auto& first = r.steps.front();
   const auto& last = r.steps.back();
@@ -293,6 +318,7 @@ void print_result(const train::TrainResult& r) {
       fmt::print("padding TOUCHED: {}\n", r.padding_touched);
     }
   }
+  print_drift(r);
   fmt::print("throughput: {:.0f} tokens/s over the run, {:.0f}% of the step in communication\n",
              tokens / seconds, 100 * comm / seconds);
   if (r.config.options.pp > 1) print_bubble(r);
@@ -524,6 +550,11 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--clip", o->clip,
                   "clip the gradient to this global norm, each element counted once (0: off)")
       ->capture_default_str();
+  cmd->add_flag_function(
+      "--no-masters", [o](std::int64_t) { o->optimizer.masters = false; },
+      "bf16: make each step's f32 copy of a parameter again from its bf16 value, as an "
+      "optimizer without master weights does, so that the updates bf16 rounds away are lost "
+      "(the run then fails its parameter drift bound: what the masters keep, measured)");
   cmd->add_option("--logit-offset", o->logit_offset,
                   "start every entry of b_head at this value, so every logit shares it: past 709.8 "
                   "(f64) or 88.7 (f32) a log-sum-exp without its max-shift overflows")

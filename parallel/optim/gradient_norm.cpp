@@ -8,18 +8,22 @@
 
 namespace tplab {
 
+bool counts_block(int rank, const TensorPlacement& placement) {
+  const auto mine = static_cast<std::size_t>(rank);
+  for (std::size_t lower = 0; lower < mine; ++lower) {
+    if (placement.blocks[lower] == placement.blocks[mine]) return false;
+  }
+  return true;
+}
+
 TensorMap gradients_counted_by(int rank, const TensorMap& gradients,
                                const std::vector<TensorPlacement>& placements) {
   TensorMap counted;
   for (const auto& [name, grad] : gradients) {
     // "d_wq" is the gradient of "wq", placed as it
-    const TensorPlacement& p = find_placement(placements, std::string_view(name).substr(2));
-    const auto mine = static_cast<std::size_t>(rank);
-    bool first = true;
-    for (std::size_t lower = 0; lower < mine && first; ++lower) {
-      first = !(p.blocks[lower] == p.blocks[mine]);
+    if (counts_block(rank, find_placement(placements, std::string_view(name).substr(2)))) {
+      counted.emplace(name, grad);
     }
-    if (first) counted.emplace(name, grad);
   }
   return counted;
 }

@@ -11,9 +11,13 @@
 
 namespace tplab {
 
+/// True when no rank below `rank` holds the block `rank` holds of `placement`: the rank that
+/// counts that block once in a sum over the world.
+bool counts_block(int rank, const TensorPlacement& placement);
+
 /// The gradients `rank` counts in the global norm: those of the parameters whose block of
-/// `placements` no lower rank holds. Each element of the model is then counted once however
-/// many ranks hold it: a replicated tensor by its first holder alone, a sharded one by the
+/// `placements` no lower rank holds (counts_block). Each element of the model is then counted once
+/// however many ranks hold it: a replicated tensor by its first holder alone, a sharded one by the
 /// first holder of each shard (summing to the whole tensor), a shard repeated over 2.5D's depth
 /// or over the replicas of data parallelism by its first copy. Counting every rank's shards
 /// instead counts a tensor replicated on t ranks t times (NVIDIA-NeMo RL PR 3788).

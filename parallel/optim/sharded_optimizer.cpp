@@ -85,6 +85,7 @@ void ShardedOptimizer::step(const TensorMap& parameters, const TensorMap& gradie
       update(name, p, grad);
       continue;
     }
+    if (!config_.masters) convert_into(device_, shard, master->second);  // nothing kept
     update(name, master->second, grad);
     Tensor model = shard;
     convert_into(device_, master->second, model);  // the one rounding to bf16

@@ -23,6 +23,10 @@ struct OptimizerConfig {
   double beta2 = 0.95;                      ///< AdamW's decay of its second moment
   double eps = 1e-8;                        ///< AdamW's term beside sqrt(v_hat)
   double weight_decay = 0.1;                ///< AdamW's decoupled decay, on matrices only
+  /// bf16: keep the f32 masters from step to step (false: each step's is made again from the
+  /// bf16 parameter, as an optimizer without masters updates it, so that the updates bf16
+  /// rounds away are lost, to show what the masters keep).
+  bool masters = true;
 };
 
 /// "sgd" or "adamw".
