@@ -29,17 +29,17 @@ output=$(cat "$dir/crash_keeps_results.out")
 printf '%s\n' "$output" | tail -n 6
 
 [[ $code -eq 5 ]] || fail "verify exited $code, expected 5 (a job ended from outside)"
-grep -q "^FAILED: 3 of 6 runs failed: 3 of them left no result" <<<"$output" ||
-  fail "no 'FAILED: 3 of 6 runs failed' line"
+grep -q "^FAILED: 4 of 8 runs failed: 4 of them left no result" <<<"$output" ||
+  fail "no 'FAILED: 4 of 8 runs failed' line"
 if grep -q "not enough slots" <<<"$output"; then fail "the advice on slots was given"; fi
 python3 - "$first" "$json" <<'CHECK' || fail "the JSON is not as expected (above)"
 import json, sys
 first = json.loads(sys.argv[1])
 assert first["jobs"] == {"planned": 2, "finished": 1}, first["jobs"]
-assert [r["np"] for r in first["runs"]] == [2, 2, 2] and not first["pass"], first
+assert [r["np"] for r in first["runs"]] == [2, 2, 2, 2] and not first["pass"], first
 final = json.load(open(sys.argv[2]))
 assert final["jobs"] == {"planned": 2, "finished": 2}, final["jobs"]
-assert [r["np"] for r in final["runs"]] == [2, 2, 2] and all(r["pass"] for r in final["runs"])
+assert [r["np"] for r in final["runs"]] == [2, 2, 2, 2] and all(r["pass"] for r in final["runs"])
 assert final["pass"] is False
 (failure,) = final["failures"]
 assert failure["job"] == "1d" and failure["np"] == 4, failure

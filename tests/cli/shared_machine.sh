@@ -54,11 +54,11 @@ output=$(TMPDIR=$shared timeout 120 "$tplab" verify --scheme 1d --np 1 --dtype f
 code=$?
 printf '%s\n' "$output" | tail -n 3
 [[ $code -eq 0 ]] || fail "verify exited $code"
-grep -q "^ALL PASS: 3 runs" <<<"$output" || fail "no ALL PASS line"
+grep -q "^ALL PASS: 4 runs" <<<"$output" || fail "no ALL PASS line"
 unchanged "verify"
 if grep -q forged "$victim/out.json" 2>/dev/null; then fail "a planted result was read"; fi
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
-assert d["pass"] and len(d["runs"]) == 3 and not d["failures"], d' "$victim/out.json" ||
+assert d["pass"] and len(d["runs"]) == 4 and not d["failures"], d' "$victim/out.json" ||
   fail "the victim's --json is not verify's own result"
 leftover=$(find "$shared" -maxdepth 1 -name 'tplab-job-*' | wc -l)
 [[ $leftover -eq 0 ]] || fail "$leftover job folder(s) of tplab left in the shared folder"

@@ -13,7 +13,6 @@
 #include "comm/wrap_transport.hpp"
 #include "core/error.hpp"
 #include "device/cpu_device.hpp"
-#include "device/ops/cpu_ops.hpp"
 #include "faulty_comm.hpp"
 #include "planted_vocabulary.hpp"
 #include "trainer.hpp"
@@ -266,33 +265,6 @@ TEST(Train, AdamWWithClippingAndPaddingAgreesInF32) {
   }
 }
 
-/// The CPU's vocabulary operations with the mask of the padded ids left out: the padded logits
-/// stay 0 and take probability.
-class UnmaskedPadding final : public VocabularyOps {
- public:
-  void gather_rows(const Tensor& table, std::span<const std::int64_t> ids, Tensor& out) override {
-    cpu_->gather_rows(table, ids, out);
-  }
-  void scatter_add_rows(const Tensor& src, std::span<const std::int64_t> ids,
-                        Tensor& table) override {
-    cpu_->scatter_add_rows(src, ids, table);
-  }
-  void row_max(const Tensor& x, Tensor& out) override { cpu_->row_max(x, out); }
-  void cross_entropy_sums(const Tensor& logits, const Tensor& max,
-                          std::span<const std::int64_t> targets, Tensor& sums) override {
-    cpu_->cross_entropy_sums(logits, max, targets, sums);
-  }
-  void cross_entropy_backward(const Tensor& logits, const Tensor& max, const Tensor& sums,
-                              std::span<const std::int64_t> targets, double scale,
-                              Tensor& dlogits) override {
-    cpu_->cross_entropy_backward(logits, max, sums, targets, scale, dlogits);
-  }
-  void fill_columns_from(Tensor&, std::int64_t, double) override {}
-
- private:
-  std::unique_ptr<VocabularyOps> cpu_ = cpu::make_vocabulary_ops();
-};
-
 TEST(Train, PaddedVocabularyTrainsAsTheUnpaddedReferenceAndUnmaskedPaddingFails) {
   auto world = wrap_transport(MpiComm::world(), std::make_shared<CommCounters>());
   if (world->size() != 4) GTEST_SKIP() << "the case needs 4 ranks";
@@ -306,9 +278,7 @@ TEST(Train, PaddedVocabularyTrainsAsTheUnpaddedReferenceAndUnmaskedPaddingFails)
     EXPECT_EQ(r.padded_vocab, padded) << scheme;
     EXPECT_LE(r.max_relative_difference, 1e-12) << scheme;
     c.steps = 3;
-    DeviceFamilies families = cpu::make_families();
-    families.vocabulary = std::make_unique<UnmaskedPadding>();
-    CpuDevice unmasked(std::move(families));
+    CpuDevice unmasked(families_with<UnmaskedPadding>());
     const TrainResult wrong = run_training(*world, unmasked, c);
     EXPECT_FALSE(wrong.pass) << scheme << ": padded logits that take probability went unnoticed";
     EXPECT_GT(wrong.steps.front().relative_difference, 1e-3) << scheme;
