@@ -401,7 +401,8 @@ LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool mesh_
   const bool chosen_by_defaults = !names_schemes(o.schemes) || o.np.empty();
   LaunchPlan plan;
   plan.tensors = "every rank holds the whole problem and the reference's answer in f64";
-  plan.smaller = "a smaller --shape";
+  plan.smaller = o.gpt && !o.exact ? "a smaller --shape, --vocab or --layers (or --no-gpt)"
+                                   : "a smaller --shape";
   for (const auto& name : chosen_schemes(o.schemes)) {
     const auto scheme = make_scheme(name, o.scheme_options(false));
     std::vector<int> sizes = o.np;
@@ -484,6 +485,8 @@ PlannedRuns planned_runs(const VerifyOptions& o, const LaunchPlan& plan) {
       const auto c = configurations(in_job, scheme, job.np);
       runs.blocks.insert(runs.blocks.end(), c.begin(), c.end());
       const auto g = gpt_configurations(in_job, scheme, job.np);
+      // refused here, before anything launches, as each job would refuse it
+      for (const train::TrainConfig& config : g) train::validate_training(job.np, config);
       runs.gpts.insert(runs.gpts.end(), g.begin(), g.end());
     }
   }
