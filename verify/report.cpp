@@ -201,6 +201,7 @@ nlohmann::json tensors_json(const std::vector<TensorCheck>& checks) {
 nlohmann::json to_json(const RunResult& run) {
   const RunConfig& c = run.config;
   nlohmann::json j = {
+      {"workload", "block"},
       {"scheme", c.scheme},
       {"np", run.world_size},
       {"dp", run.config.options.dp},
@@ -252,11 +253,12 @@ std::string kept_text(const nlohmann::json& run) {
 }
 
 /// The cost model's verdict on a run's communication: its collectives for the block, its
-/// transfers between pipeline stages for the GPT.
+/// transfers between pipeline stages for the GPT on stages ("-" on one: the model does not
+/// price the GPT's own collectives).
 std::string comm_text(const nlohmann::json& run) {
-  const bool match = run.contains("comm_match") ? run["comm_match"].get<bool>()
-                                                : run["transfers_as_modelled"].get<bool>();
-  return match ? "= model" : "differs";
+  if (run.contains("comm_match")) return run["comm_match"].get<bool>() ? "= model" : "differs";
+  if (run["pp"].get<int>() == 1) return "-";  // the GPT's collectives are not modelled
+  return run["transfers_as_modelled"].get<bool>() ? "= model" : "differs";
 }
 
 }  // namespace
@@ -264,7 +266,7 @@ std::string comm_text(const nlohmann::json& run) {
 void print_summary(const nlohmann::json& runs, std::FILE* out) {
   fmt::print(out, "\n{:=<78}\nsummary\n", "");
   fmt::print(out,
-             "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
+             "  {:<7} {:>3} {:>5} {:<13} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10} {:>10} {:>8}  {}\n",
              "scheme", "np", "hosts", "grid", "dtype", "shape", "check", "tensors", "max used",
              "max rel_l2", "kept KiB", "comm", "verdict");
   for (const auto& r : runs) {
@@ -281,7 +283,7 @@ void print_summary(const nlohmann::json& runs, std::FILE* out) {
     const auto& shape = r["shape"];
     fmt::print(
         out,
-        "  {:<7} {:>3} {:>5} {:<9} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10.2e} {:>10} {:>8}"
+        "  {:<7} {:>3} {:>5} {:<13} {:<5} {:<10} {:<6} {:>7} {:>9} {:>10.2e} {:>10} {:>8}"
         "  {}\n",
         r["scheme"].get<std::string>(), r["np"].get<int>(), r["hosts"].size(),
         r["grid"].get<std::string>(), r["dtype"].get<std::string>(),

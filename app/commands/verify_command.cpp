@@ -89,12 +89,13 @@ constexpr std::string_view kVerifyDescription =
     "LayerNorm, vocabulary-parallel head and cross-entropy): its loss and every parameter's "
     "gradient against the reference, on the mid-sequence shape where the scheme cuts tokens "
     "there, with a vocabulary of --vocab ids that its parts pad, logits offset past exp's "
-    "overflow point (f64, f32) and dropout 0.1 (or --dropout). Without --dp, --pp and --np, "
-    "also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas, 1d and 1d-sp on 6 as "
-    "3 replicas, 2.5d on 12 (depth 3), overlap off, without the large scores (replicas change "
-    "nothing before the "
-    "gradients' reduction: the runs without them check the softmax), and the GPT of 1d and 1d-sp "
-    "on 6 ranks as 3 pipeline stages of 3 layers, 3 micro-batches.";
+    "overflow point (f64, f32) and dropout 0.1 (or --dropout), overlap off and on. Without --dp, "
+    "--pp and --np, "
+    "also 1d and 1d-sp on 4 ranks and 2d on 8 as 2 data-parallel replicas, and 1d and 1d-sp on 6 "
+    "as 3, overlap off and without the large scores (replicas change nothing before the "
+    "gradients' reduction: the runs without them check the softmax); the GPT of 1d and 1d-sp on "
+    "6 ranks as 3 pipeline stages of 3 layers, 3 micro-batches; and 2.5d on 12 (depth 3) as a "
+    "world size of its own.";
 
 struct VerifyOptions {
   std::vector<std::string> schemes;
@@ -106,8 +107,9 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   bool exact = false;
   bool check_finite = false;
-  bool large_scores = true;  ///< the block with scores past exp's overflow point too
-  bool gpt = true;           ///< the whole GPT too, one step per dtype
+  bool large_scores = true;    ///< the block with scores past exp's overflow point too
+  bool gpt = true;             ///< the whole GPT too, one step per dtype
+  bool dropout_given = false;  ///< --dropout given: the GPT drops as it says, 0 included
   std::int64_t vocab = kGptVocab;
   std::int64_t layers = kGptLayers;
   Overlap overlap = Overlap::both;
@@ -206,11 +208,11 @@ std::vector<verify::RunConfig> configurations(const VerifyOptions& o, const std:
 }
 
 /// The GPT checks a launch of `world_size` ranks runs for `scheme` (none with --no-gpt or
-/// --exact): one per dtype, on --shape, or else on kMidSequenceShape where the scheme's token
-/// shards start mid-sequence there and on the main shape elsewhere; V = --vocab ids (padded by
-/// the scheme's parts), --layers blocks, b_head offset to twice exp's overflow point in f64 and
-/// f32 (unless --no-large-scores: every logit is then past it, and a log-sum-exp without the
-/// shift by its row's maximum overflows), dropout --dropout or kGptDropout.
+/// --exact): one per dtype and overlap setting, on --shape, or else on kMidSequenceShape where the
+/// scheme's token shards start mid-sequence there and on the main shape elsewhere; V = --vocab ids
+/// (padded by the scheme's parts), --layers blocks, b_head offset to twice exp's overflow point in
+/// f64 and f32 (unless --no-large-scores: every logit is then past it, and a log-sum-exp without
+/// the shift by its row's maximum overflows), dropout --dropout (0 included) or kGptDropout.
 std::vector<train::TrainConfig> gpt_configurations(const VerifyOptions& o,
                                                    const std::string& scheme, int world_size) {
   std::vector<train::TrainConfig> runs;
@@ -224,20 +226,22 @@ std::vector<train::TrainConfig> gpt_configurations(const VerifyOptions& o,
       !o.shape && replica_ranks > 0 &&
       cuts_mid_sequence(one_replica, scheme, replica_ranks,
                         global_shape(std::nullopt, parse_block_shape(kMidSequenceShape), {}));
-  SchemeOptions options = o.scheme_options(overlap_settings(o.overlap).front());
-  if (options.training.dropout.p == 0) options.training.dropout.p = kGptDropout;
   for (const DType dtype : o.dtypes) {
-    runs.push_back({.scheme = scheme,
-                    .options = options,
-                    .shape = {mid_sequence ? mid : main_shape(o), o.vocab, o.layers},
-                    .dtype = dtype,
-                    .seed = o.seed,
-                    .steps = 1,
-                    .optimizer = {},
-                    .clip = 0,
-                    .logit_offset = o.large_scores && dtype != DType::bf16
-                                        ? 2 * verify::exp_overflow_point(dtype)
-                                        : 0.0});
+    for (const bool with_overlap : overlap_settings(o.overlap)) {
+      SchemeOptions options = o.scheme_options(with_overlap);
+      if (!o.dropout_given) options.training.dropout.p = kGptDropout;
+      runs.push_back({.scheme = scheme,
+                      .options = options,
+                      .shape = {mid_sequence ? mid : main_shape(o), o.vocab, o.layers},
+                      .dtype = dtype,
+                      .seed = o.seed,
+                      .steps = 1,
+                      .optimizer = {},
+                      .clip = 0,
+                      .logit_offset = o.large_scores && dtype != DType::bf16
+                                          ? 2 * verify::exp_overflow_point(dtype)
+                                          : 0.0});
+    }
   }
   return runs;
 }
@@ -385,7 +389,10 @@ void add_default_meshes(const VerifyOptions& o, const BlockShape& shape, LaunchP
 /// --allow-many-ranks.
 std::string why_not_run(const VerifyOptions& o, const Scheme& scheme, int np,
                         const BlockShape& shape) {
-  if (std::string why = scheme.refusal(np, shape); !why.empty()) return why;
+  // with stages, the GPT alone runs (a block is one layer)
+  const std::string why =
+      o.scheme.pp > 1 ? why_not_gpt(o, scheme.name(), np) : scheme.refusal(np, shape);
+  if (!why.empty()) return why;
   if (o.np.empty() && !o.launch.allow_many_ranks && np > rank_limit()) {
     return fmt::format("{} ranks are more than {}, this machine's limit (--allow-many-ranks)", np,
                        rank_limit());
@@ -410,8 +417,7 @@ LaunchPlan plan_jobs(const VerifyOptions& o, const BlockShape& shape, bool mesh_
       for (int np : scheme->default_world_sizes()) sizes.push_back(np * o.scheme.pp);
     }
     for (int np : sizes) {
-      const std::string why =
-          o.scheme.pp > 1 ? why_not_gpt(o, name, np) : why_not_run(o, *scheme, np, shape);
+      const std::string why = why_not_run(o, *scheme, np, shape);
       if (why.empty()) {
         plan.jobs.push_back(verify_job(o, name, np, shape));
       } else if (chosen_by_defaults) {
@@ -448,8 +454,9 @@ void print_verdict(const VerifyOptions& o, const SeriesResult& series, std::size
                           name_in(kOverlapNames, o.overlap),
                           o.overlap == Overlap::on ? "blocking" : "started");
     fmt::print(
-        "\nALL PASS: {} runs, every tensor within tolerance of the reference and every rank's "
-        "communication, kept bytes and transfers between stages equal to the cost model's{}\n",
+        "\nALL PASS: {} runs, every tensor within tolerance of the reference, every rank's "
+        "communication and kept bytes in the block and transfers between stages equal to the cost "
+        "model's{}\n",
         series.runs.size(), unchecked);
     return;
   }
@@ -505,7 +512,10 @@ constexpr std::string_view kNoGptRun =
     "and --exact)";
 
 /// verify's own options that change some runs only.
-constexpr std::array<EffectRule<PlannedCheck>, 5> kVerifyRules = {{
+constexpr std::array<EffectRule<PlannedCheck>, 6> kVerifyRules = {{
+    {"--check-finite", [](const PlannedCheck& c) { return !c.gpt; },
+     "it checks the block's stages for NaN or Inf, and every run here is the whole GPT (with --pp "
+     "the GPT alone runs; its table names any tensor that holds one)"},
     {"--large-scores", [](const PlannedCheck& c) { return !c.exact && c.dtype != DType::bf16; },
      "the block with scores past exp's overflow point and the GPT with its logits past it run in "
      "f64 and f32, without --exact, and no run here is one"},
@@ -597,13 +607,17 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   add_launch_options(*cmd, o->launch, "the results (job by job, as they finish)");
   run_over_mpi(
       *cmd, exit_code,
-      [o] {
+      [o, cmd] {
+        o->dropout_given = cmd->count("--dropout") > 0;
         WorldSetup setup = WorldSetup::for_job(o->np, o->launch.json);
         setup.backend = o->backend;
         setup.comm = o->comm;
         return run_in_world(setup, [&](World& w) { return verify_in_world(*o, w); });
       },
-      [o, cmd] { return drive(*cmd, *o); });
+      [o, cmd] {
+        o->dropout_given = cmd->count("--dropout") > 0;
+        return drive(*cmd, *o);
+      });
 }
 
 }  // namespace tplab::app

@@ -4,6 +4,7 @@
 
 #include "attention_scores.hpp"
 #include "report.hpp"
+#include "scheme/block_training.hpp"
 #include "scheme/pipeline_schedule.hpp"
 
 namespace tplab::app {
@@ -23,6 +24,7 @@ std::string regime_text(const train::GptCheck& check) {
   if (c.options.training.dropout.p > 0) {
     text += fmt::format(" | dropout {:g}", c.options.training.dropout.p);
   }
+  if (c.options.overlap) text += " | overlap";
   if (c.options.micro_batches > 1 || c.options.pp > 1) {
     text += fmt::format(" | {} micro-batches", c.options.micro_batches);
     if (c.options.pp > 1) text += fmt::format(", {}", schedule_name(c.options.schedule));
@@ -55,33 +57,36 @@ void print_gpt_check(const train::GptCheck& check, const std::string& backend, s
 nlohmann::json gpt_check_json(const train::GptCheck& check, const std::string& backend) {
   const train::TrainConfig& c = check.config;
   const BlockShape& b = c.shape.block;
-  return {{"workload", "gpt"},
-          {"scheme", c.scheme},
-          {"np", check.world_size},
-          {"dp", c.options.dp},
-          {"pp", c.options.pp},
-          {"micro_batches", c.options.micro_batches},
-          {"schedule", schedule_name(c.options.schedule)},
-          {"grid", check.grid},
-          {"backend", backend},
-          {"dtype", dtype_name(c.dtype)},
-          {"seed", c.seed},
-          {"shape",
-           {{"b", b.b},
-            {"s", b.s},
-            {"h", b.h},
-            {"heads", b.heads},
-            {"vocab", c.shape.vocab},
-            {"layers", c.shape.layers}}},
-          {"padded_vocab", check.padded_vocab},
-          {"logit_offset", c.logit_offset},
-          {"dropout", c.options.training.dropout.p},
-          {"loss", std::isfinite(check.loss) ? nlohmann::json(check.loss) : nullptr},
-          {"reference_loss", check.reference_loss},
-          {"tensors", verify::tensors_json(check.tensors)},
-          {"padding_untouched", check.padding_touched.empty()},
-          {"transfers_as_modelled", check.transfers_differ.empty()},
-          {"pass", check.pass}};
+  nlohmann::json j = {{"workload", "gpt"},
+                      {"scheme", c.scheme},
+                      {"np", check.world_size},
+                      {"dp", c.options.dp},
+                      {"pp", c.options.pp},
+                      {"micro_batches", c.options.micro_batches},
+                      {"schedule", schedule_name(c.options.schedule)},
+                      {"grid", check.grid},
+                      {"backend", backend},
+                      {"dtype", dtype_name(c.dtype)},
+                      {"seed", c.seed},
+                      {"shape",
+                       {{"b", b.b},
+                        {"s", b.s},
+                        {"h", b.h},
+                        {"heads", b.heads},
+                        {"vocab", c.shape.vocab},
+                        {"layers", c.shape.layers}}},
+                      {"padded_vocab", check.padded_vocab},
+                      {"logit_offset", c.logit_offset},
+                      {"overlap", c.options.overlap},
+                      {"loss", std::isfinite(check.loss) ? nlohmann::json(check.loss) : nullptr},
+                      {"reference_loss", check.reference_loss},
+                      {"tensors", verify::tensors_json(check.tensors)},
+                      {"padding_untouched", check.padding_touched.empty()},
+                      {"transfers_as_modelled", check.transfers_differ.empty()},
+                      {"pass", check.pass}};
+  j.update(block_training_json(c.options.training));  // "dropout" {p, seed, keying}, "recompute"
+  if (c.options.pp == 1) j["schedule"] = nullptr;     // one stage: no order to choose
+  return j;
 }
 
 }  // namespace tplab::app

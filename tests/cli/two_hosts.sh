@@ -19,14 +19,14 @@ output=$(timeout 120 "$tplab" verify --scheme 1d --np 4 --hosts "$scratch/hosts"
 code=$?
 fail() { printf '%s\n\nFAIL: %s\n' "$output" "$1"; exit 1; }
 ((code == 0)) || fail "verify exited $code"
-grep -q '^ALL PASS: 12 runs' <<<"$output" ||
-  fail "no 'ALL PASS: 12 runs' (4 configurations, overlap off and on, 2 with scores past exp's overflow point, and the GPT in f64 and f32)"
+grep -q '^ALL PASS: 14 runs' <<<"$output" ||
+  fail "no 'ALL PASS: 14 runs' (4 configurations, overlap off and on, 2 with scores past exp's overflow point, and the GPT in f64 and f32, overlap off and on)"
 grep -Eq '^ranks on 2 hosts: 127\.0\.0\.2 \(ranks [0-3],[0-3]\), 127\.0\.0\.3 \(ranks [0-3],[0-3]\)$' \
   <<<"$output" || fail "the ranks did not report two hosts of two ranks each"
 "$python" - "$scratch/verify.json" <<'PY' || fail "the JSON does not record two hosts in every run"
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
-assert len(runs) == 12, len(runs)
+assert len(runs) == 14, len(runs)
 for run in runs:
     hosts = {h["name"]: sorted(h["ranks"]) for h in run["hosts"]}
     assert set(hosts) == {"127.0.0.2", "127.0.0.3"}, hosts
