@@ -30,6 +30,7 @@
 #include "tensor_check.hpp"
 #include "trace/trace_recorder.hpp"
 #include "training_data.hpp"
+#include "update_audit.hpp"
 #include "vocab_padding.hpp"
 
 namespace tplab::train {
@@ -404,9 +405,11 @@ std::string transfer_difference(Comm& world, const TransferMismatch& mine,
   return {};
 }
 
-/// The parameters' drift within its bound, where one is judged (NaN never is).
+/// The parameters' drift within its bound, where one is judged, and the optimizer's updates
+/// kept (NaN never is).
 bool drift_within_bound(const TrainResult& r) {
-  return r.parameter_drift_bound == 0 || r.parameter_drift <= r.parameter_drift_bound;
+  return (r.parameter_drift_bound == 0 || r.parameter_drift <= r.parameter_drift_bound) &&
+         r.lost_update_share <= kLostUpdateBound;
 }
 
 }  // namespace
@@ -430,6 +433,9 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
   const std::vector<TensorPlacement>& placements = gpt.placements();
   const std::int64_t m = shape.block.tokens();
   ShardedOptimizer optimizer(device, model.parameters(), config.optimizer);
+  // what the optimizer keeps from step to step: bf16's f32 masters, or the parameters
+  const TensorMap& kept = optimizer.masters().empty() ? model.parameters() : optimizer.masters();
+  UpdateAudit audit(device, config.optimizer);
   TransferMismatch transfer_mismatch;
   const std::vector<std::string> gradient_names = [&] {
     std::vector<std::string> names;
@@ -471,10 +477,16 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
     if (config.clip > 0) {
       scale_gradients(device, gradients, clip_coefficient(record.gradient_norm, config.clip));
     }
+    // the audit's host copies are left out of the step's time
+    const auto audit_start = Clock::now();
+    audit.before(kept, gradients, optimizer.state(), step);
+    const auto audited = Clock::now() - audit_start;
     optimizer.step(model.parameters(), gradients);
+    const auto step_end = Clock::now();
+    audit.after(kept, placements, world.rank());
     traced.close();
     Tensor times = host.empty({2}, DType::f64);
-    times.data_as<double>()[0] = std::chrono::duration<double>(Clock::now() - start).count();
+    times.data_as<double>()[0] = std::chrono::duration<double>(step_end - start - audited).count();
     times.data_as<double>()[1] = world.counters().total_exposed_seconds();
 
     record.step = step;
@@ -520,10 +532,11 @@ TrainResult run_training(Comm& world, Device& device, const TrainConfig& config,
         padding_problem(world, device, model.parameters(), placements, shape.vocab);
   }
   // what the optimizer kept (bf16: its f32 masters) against the reference's parameters
-  result.parameter_drift = parameter_drift(
-      world, device, optimizer.masters().empty() ? model.parameters() : optimizer.masters(),
-      padded_parameters(reference.parameters(), shape.vocab, gpt.padded().vocab),
-      padded_parameters(initial, shape.vocab, gpt.padded().vocab), placements);
+  result.lost_update_share = audit.lost_share(world);
+  result.parameter_drift =
+      parameter_drift(world, device, kept,
+                      padded_parameters(reference.parameters(), shape.vocab, gpt.padded().vocab),
+                      padded_parameters(initial, shape.vocab, gpt.padded().vocab), placements);
   result.parameter_drift_bound = parameter_drift_bound(config.dtype, config.optimizer.kind);
   result.diverged = training_divergence(result.steps, result.tolerance);
   result.pass = within_tolerance(result) && result.replicas_differ.empty() &&
@@ -591,6 +604,9 @@ nlohmann::json to_json(const TrainResult& r) {
       {"parameter_drift",
        std::isfinite(r.parameter_drift) ? nlohmann::json(r.parameter_drift) : nullptr},
       {"parameter_drift_bound", r.parameter_drift_bound},
+      {"lost_update_share",
+       std::isfinite(r.lost_update_share) ? nlohmann::json(r.lost_update_share) : nullptr},
+      {"lost_update_bound", kLostUpdateBound},
       {"logit_offset", c.logit_offset},
       {"tolerance", r.tolerance.rtol},
       {"tolerance_abs", r.tolerance.atol},

@@ -101,12 +101,15 @@ struct TrainResult {
   double parameter_drift = NAN;
   /// The most it may be (parameter_drift_bound: bf16's), or 0 where it is not judged.
   double parameter_drift_bound = 0;
+  /// The share of the optimizer's updates the parameters it keeps lost over the run
+  /// (UpdateAudit); at most kLostUpdateBound. NaN until the last step has run.
+  double lost_update_share = NAN;
   /// Empty, or the first rank and step whose point-to-point calls or bytes between pipeline
   /// stages (the counters' group "pp") were not the cost model's (model::pipeline_transfers).
   std::string transfers_differ;
   /// Every step's loss (and norm) within tolerance, replicas identical, the padding untouched,
   /// every rank's memory and transfers between stages as the model says, the parameters within
-  /// their drift bound, and the training did not diverge.
+  /// their drift bound, the optimizer's updates kept, and the training did not diverge.
   bool pass = false;
 };
 

@@ -31,6 +31,7 @@
 #include "scheme_choice.hpp"
 #include "trace_option.hpp"
 #include "trainer.hpp"
+#include "update_audit.hpp"
 #include "value_checks.hpp"
 #include "world_run.hpp"
 
@@ -178,6 +179,38 @@ std::string first_seen(const train::StepRecord& s) {
   return s.non_finite.empty() ? "" : "; it first appeared in " + s.non_finite;
 }
 
+/// The verdict on what the run left behind, its curves aside: the padding, memory, transfers
+/// between stages, the optimizer's updates kept and the parameters' drift; empty where all hold.
+std::string state_verdict(const train::TrainResult& r) {
+  if (!r.padding_touched.empty()) {
+    return "FAIL: the padded vocabulary took part in training: " + r.padding_touched;
+  }
+  if (!r.memory_differs.empty()) return "FAIL: memory per rank: " + r.memory_differs;
+  if (!r.transfers_differ.empty()) {
+    return "FAIL: transfers between pipeline stages: " + r.transfers_differ;
+  }
+  if (!(r.lost_update_share <= train::kLostUpdateBound)) {
+    return fmt::format(
+        "FAIL: the parameters the optimizer keeps lost {:.3g} of its updates from step to step "
+        "(at most {:g}: f32's rounding of each update){}",
+        r.lost_update_share, train::kLostUpdateBound,
+        r.config.dtype == DType::bf16 && r.config.optimizer.masters
+            ? ": are the f32 masters kept and written back?"
+        : r.config.optimizer.masters
+            ? ""
+            : ": with --no-masters bf16 loses the part of every update below its spacing");
+  }
+  if (!(r.parameter_drift_bound == 0 || r.parameter_drift <= r.parameter_drift_bound)) {
+    return fmt::format(
+        "FAIL: the parameters ended {:.3g} of training's movement away from the reference's, "
+        "past the bound of {:.3g}: the updates bf16 rounds away were lost{}",
+        r.parameter_drift, r.parameter_drift_bound,
+        r.config.optimizer.masters ? " (are the f32 masters kept and written back?)"
+                                   : " (--no-masters: as an optimizer without masters loses them)");
+  }
+  return {};
+}
+
 /// The verdict's line. A loss or gradient norm that turns NaN or Inf in one curve alone is named
 /// with the step, the side and (the parallel model's) the stage, rank and pass where it first
 /// did: the parallel model alone is a bug in it.
@@ -214,21 +247,7 @@ std::string verdict(const train::TrainResult& r) {
           s.gradient_norm, s.step, s.reference_gradient_norm, s.norm_relative_difference);
     }
   }
-  if (!r.padding_touched.empty()) {
-    return "FAIL: the padded vocabulary took part in training: " + r.padding_touched;
-  }
-  if (!r.memory_differs.empty()) return "FAIL: memory per rank: " + r.memory_differs;
-  if (!r.transfers_differ.empty()) {
-    return "FAIL: transfers between pipeline stages: " + r.transfers_differ;
-  }
-  if (!(r.parameter_drift_bound == 0 || r.parameter_drift <= r.parameter_drift_bound)) {
-    return fmt::format(
-        "FAIL: the parameters ended {:.3g} of training's movement away from the reference's, "
-        "past the bound of {:.3g}: the updates bf16 rounds away were lost{}",
-        r.parameter_drift, r.parameter_drift_bound,
-        r.config.optimizer.masters ? " (are the f32 masters kept and written back?)"
-                                   : " (--no-masters: as an optimizer without masters loses them)");
-  }
+  if (std::string why = state_verdict(r); !why.empty()) return why;
   return "FAIL: the loss curve or the replicas disagree (see above)";
 }
 
@@ -268,7 +287,8 @@ void print_bubble(const train::TrainResult& r) {
       stages, 100 * pipeline::bubble_fraction(o.pp, o.micro_batches));
 }
 
-/// How far the parameters (bf16: the f32 masters) ended from the reference's, against its bound.
+/// How far the parameters (bf16: the f32 masters) ended from the reference's, and the share of
+/// the optimizer's updates they lost, against their bounds.
 void print_drift(const train::TrainResult& r) {
   const bool masters = r.config.dtype == DType::bf16;
   const std::string what = !masters                     ? "parameters"
@@ -281,6 +301,11 @@ void print_drift(const train::TrainResult& r) {
           ? " (not judged: the loss is)"
           : fmt::format(", bound {:.3g} ({})", r.parameter_drift_bound,
                         r.parameter_drift <= r.parameter_drift_bound ? "within" : "PAST IT"));
+  fmt::print(
+      "{}: {:.3g} of the optimizer's updates lost from step to step (against its rule in f64 "
+      "from where the last step left them), bound {:g} ({})\n",
+      what, r.lost_update_share, train::kLostUpdateBound,
+      r.lost_update_share <= train::kLostUpdateBound ? "within" : "PAST IT");
 }
 
 void print_result(const train::TrainResult& r) {
@@ -557,11 +582,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_flag_function(
       "--no-masters", [o](std::int64_t) { o->optimizer.masters = false; },
       "bf16: make each step's f32 copy of a parameter again from its bf16 value, as an "
-      "optimizer without master weights does, so that the updates bf16 rounds away are lost: "
-      "what the masters keep, measured. Where updates are small against bf16's spacing (SGD; "
-      "AdamW at lr 0.003 or less) the run fails its parameter drift bound; AdamW's updates at "
-      "lr 0.01 are some 20 times that spacing, bf16 loses little of them, and it passes "
-      "(docs/training.md)");
+      "optimizer without master weights does, so that the part of every update below bf16's "
+      "spacing is lost: the run fails, naming the share of its updates lost (and, where "
+      "updates are small against that spacing, how far the parameters drifted; "
+      "docs/training.md)");
   cmd->add_option("--logit-offset", o->logit_offset,
                   "start every entry of b_head at this value, so every logit shares it: past 709.8 "
                   "(f64) or 88.7 (f32) a log-sum-exp without its max-shift overflows")
