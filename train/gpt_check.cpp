@@ -26,26 +26,6 @@ std::vector<double> shard_values(Device& device, const TensorMap& tensors,
   return values;
 }
 
-/// Empty when every rank moved between stages what the model says; otherwise the first rank
-/// that did not. Collective.
-std::string transfer_problem(Comm& world, const StageTransfers& moved,
-                             const StageTransfers& modelled) {
-  CpuDevice host;
-  // p - (the first rank that differs), or 0 where none does
-  Tensor first = host.empty({1}, DType::f64);
-  first.data_as<double>()[0] = moved == modelled ? 0 : world.size() - world.rank();
-  world.all_reduce(first, ReduceOp::max);
-  const int rank = world.size() - static_cast<int>(first.data_as<double>()[0]);
-  if (rank == world.size()) return {};
-  return fmt::format(
-      "rank {} made other point-to-point calls between stages than the model's (M sends and M "
-      "receives per neighbour, each the rank's shard of x){}",
-      rank,
-      rank == world.rank() ? fmt::format(": {} calls of {} bytes, the model {} of {}", moved.calls,
-                                         moved.bytes, modelled.calls, modelled.bytes)
-                           : "");
-}
-
 }  // namespace
 
 GptCheck check_gpt(Comm& world, Device& device, const TrainConfig& config) {
@@ -70,17 +50,13 @@ GptCheck check_gpt(Comm& world, Device& device, const TrainConfig& config) {
   result.reference_loss = expected.loss;
 
   // the reference's gradients over the padded vocabulary: the padding's are 0
+  verify::HostArrays by_parameter;
+  for (const std::string& p : gpt::parameter_names(shape)) {
+    by_parameter.emplace(p, expected.gradients.at(gradient_name(p)));
+  }
   verify::HostArrays reference;
-  for (const auto& [name, array] : padded_parameters(
-           [&] {
-             verify::HostArrays by_parameter;
-             for (const std::string& p : gpt::parameter_names(shape)) {
-               by_parameter.emplace(p, expected.gradients.at(gradient_name(p)));
-             }
-             return by_parameter;
-           }(),
-           shape.vocab, result.padded_vocab)) {
-    reference.emplace(gradient_name(name), array);
+  for (auto& [name, array] : padded_parameters(by_parameter, shape.vocab, result.padded_vocab)) {
+    reference.emplace(gradient_name(name), std::move(array));
   }
   reference.emplace("loss", verify::HostArray{{1}, {expected.loss}});
   const TensorPlacement loss_placement = replicated("loss", {1}, world.size());
@@ -110,7 +86,9 @@ GptCheck check_gpt(Comm& world, Device& device, const TrainConfig& config) {
   result.tensors = verify::compare_shards(world, shards);
   result.padding_touched =
       padding_problem(world, device, gpt.model().gradients(), gpt.placements(), shape.vocab, "d_");
-  result.transfers_differ = transfer_problem(world, moved, gpt.modelled_transfers());
+  result.transfers_differ = transfer_difference(
+      world, moved == gpt.modelled_transfers() ? TransferMismatch{} : TransferMismatch{0, moved},
+      gpt.modelled_transfers());
   result.pass = result.padding_touched.empty() && result.transfers_differ.empty();
   for (const verify::TensorCheck& t : result.tensors) result.pass = result.pass && t.pass;
   return result;

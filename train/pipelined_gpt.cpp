@@ -91,6 +91,31 @@ StageTransfers transfers_counted(const CommCounters& counters) {
   return {.calls = pp.calls, .bytes = pp.bytes};
 }
 
+std::string transfer_difference(Comm& world, const TransferMismatch& mine,
+                                const StageTransfers& model) {
+  CpuDevice host;
+  Tensor sent = host.zeros({5}, DType::f64);  // step + 1 (0: none), calls, bytes, the model's
+  double* v = sent.data_as<double>();
+  v[0] = static_cast<double>(mine.step + 1);
+  v[1] = static_cast<double>(mine.counted.calls);
+  v[2] = static_cast<double>(mine.counted.bytes);
+  v[3] = static_cast<double>(model.calls);
+  v[4] = static_cast<double>(model.bytes);
+  Tensor all = host.empty({world.size() * 5}, DType::f64);
+  world.all_gather(sent, all);
+  for (int r = 0; r < world.size(); ++r) {
+    const double* w = all.data_as<double>() + 5 * r;
+    if (w[0] > 0) {
+      return fmt::format(
+          "rank {}: step {} made {:.0f} point-to-point calls of {:.0f} bytes between stages, "
+          "the model {:.0f} of {:.0f} (M sends and M receives per neighbour, each the rank's "
+          "shard of x)",
+          r, w[0] - 1, w[1], w[2], w[3], w[4]);
+    }
+  }
+  return {};
+}
+
 pipeline::StageStepRecord PipelinedGpt::step(const Batch& batch, std::int64_t step) {
   const std::vector<pipeline::MicroBatch> mine =
       micro_batches_of(batch, replica_token0_, micro_.block.tokens() * model_->micro_batches(),

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
@@ -32,6 +33,18 @@ struct StageTransfers {
 
 /// What `counters` counted on the PP groups (kPipelineGroup) since they were reset.
 StageTransfers transfers_counted(const CommCounters& counters);
+
+/// A step whose transfers between stages on this rank were not the model's, and what they were.
+struct TransferMismatch {
+  std::int64_t step = -1;  ///< -1: every step's were the model's
+  StageTransfers counted;
+};
+
+/// Empty when every rank's point-to-point calls and bytes between stages were, in every step,
+/// what the model says (`model`: this rank's, PipelinedGpt::modelled_transfers); otherwise the
+/// lowest such rank's first such step. Collective.
+std::string transfer_difference(Comm& world, const TransferMismatch& mine,
+                                const StageTransfers& model);
 
 /// D replicas of S stages of one scheme's ranks (MeshLayout, world rank = (replica x S +
 /// stage) x P + scheme rank): this rank holds its stage's shards of the initial parameters,

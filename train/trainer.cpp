@@ -371,40 +371,6 @@ std::string kept_changes(Comm& world, const std::vector<std::int64_t>& kept_by_s
   return {};
 }
 
-/// A step whose transfers between stages on this rank were not the model's, and what they were.
-struct TransferMismatch {
-  std::int64_t step = -1;  ///< -1: every step's were the model's
-  StageTransfers counted;
-};
-
-/// Empty when every rank's point-to-point calls and bytes between stages were, in every step,
-/// what the model says (`model`: this rank's, PipelinedGpt::modelled_transfers); otherwise the
-/// lowest such rank's first such step. Collective.
-std::string transfer_difference(Comm& world, const TransferMismatch& mine,
-                                const StageTransfers& model) {
-  CpuDevice host;
-  Tensor sent = host.zeros({5}, DType::f64);  // step + 1 (0: none), calls, bytes, the model's
-  double* v = sent.data_as<double>();
-  v[0] = static_cast<double>(mine.step + 1);
-  v[1] = static_cast<double>(mine.counted.calls);
-  v[2] = static_cast<double>(mine.counted.bytes);
-  v[3] = static_cast<double>(model.calls);
-  v[4] = static_cast<double>(model.bytes);
-  Tensor all = host.empty({world.size() * 5}, DType::f64);
-  world.all_gather(sent, all);
-  for (int r = 0; r < world.size(); ++r) {
-    const double* w = all.data_as<double>() + 5 * r;
-    if (w[0] > 0) {
-      return fmt::format(
-          "rank {}: step {} made {:.0f} point-to-point calls of {:.0f} bytes between stages, "
-          "the model {:.0f} of {:.0f} (M sends and M receives per neighbour, each the rank's "
-          "shard of x)",
-          r, w[0] - 1, w[1], w[2], w[3], w[4]);
-    }
-  }
-  return {};
-}
-
 /// The parameters' drift within its bound, where one is judged, and the optimizer's updates
 /// kept (NaN never is).
 bool drift_within_bound(const TrainResult& r) {

@@ -47,9 +47,11 @@ class UpdateAudit {
   double lost_ = 0, moved_ = 0;                          // the sums of squares so far
 };
 
-/// The most of its updates a training may lose: f32's rounding of each update is about 1e-6 of
-/// it; a bf16 state loses a few percent of AdamW's at lr 0.01 and more of smaller ones
-/// (update_audit.cpp).
+/// The most of its updates a training may lose. Measured (30 steps unless said): with the state
+/// kept, 1.1e-6 to 9.1e-6 (bf16 masters: 1D, 2D, 3D, SGD and AdamW at lr 0.001 to 0.01,
+/// clipped, --dp 2, --pp 2, 100 steps, h = 64; f32 1.1e-6 to 1.5e-6; f64 below 3e-15); with it
+/// made again from the bf16 parameter each step (--no-masters), 6.0e-2 to 8.4e-2 (SGD lr 0.3,
+/// AdamW lr 0.01) and 0.35 (AdamW lr 0.001). 1e-3 lies a hundred times from both.
 inline constexpr double kLostUpdateBound = 1e-3;
 
 }  // namespace tplab::train

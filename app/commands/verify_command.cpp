@@ -224,8 +224,7 @@ std::vector<train::TrainConfig> gpt_configurations(const VerifyOptions& o,
   const BlockShape mid = mid_sequence_shape(o);
   const bool mid_sequence =
       !o.shape && replica_ranks > 0 &&
-      cuts_mid_sequence(one_replica, scheme, replica_ranks,
-                        global_shape(std::nullopt, parse_block_shape(kMidSequenceShape), {}));
+      cuts_mid_sequence(one_replica, scheme, replica_ranks, parse_block_shape(kMidSequenceShape));
   for (const DType dtype : o.dtypes) {
     for (const bool with_overlap : overlap_settings(o.overlap)) {
       SchemeOptions options = o.scheme_options(with_overlap);

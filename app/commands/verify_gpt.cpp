@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "attention_scores.hpp"
 #include "report.hpp"
 #include "scheme/block_training.hpp"
